@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian packages NexusCore needs to build and test: the eBPF toolchain (clang, llvm,
+# libbpf, bpftool), the Wasm guest toolchain (clang-14 for wasm32-wasi, lld, wasi-libc, the wasm32
+# compiler runtime) and the tools the tests drive (iproute2 for veth/netns, curl).
+# Idempotent: does nothing when every package is present. Needs root only when something is missing.
+set -euo pipefail
+
+packages=(
+  # build: JDK + Maven (present on the java-maven image, listed so a bare Debian works too)
+  openjdk-17-jdk-headless maven
+  # eBPF
+  clang llvm libbpf-dev libbpf1 bpftool
+  # Wasm guests (C -> wasm32-wasi reactor modules)
+  clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32
+  # tests and scripts
+  iproute2 curl procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing Debian packages: ${missing[*]}" >&2
+  echo "install-deps: run as root (or: sudo apt-get install -y ${missing[*]})" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,121 @@
+package io.nexuscore.config;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** Typed, field-naming accessors over a config section. Unknown fields are errors, not ignored. */
+final class Json {
+
+    private final JsonObject object;
+    private final String path;
+
+    Json(JsonObject object, String path) {
+        this.object = object == null ? new JsonObject() : object;
+        this.path = path;
+    }
+
+    Json section(String name) {
+        Object value = object.getValue(name);
+        if (value != null && !(value instanceof JsonObject)) {
+            throw new ConfigException(field(name) + " must be an object");
+        }
+        return new Json((JsonObject) value, field(name));
+    }
+
+    boolean has(String name) {
+        return object.getValue(name) != null;
+    }
+
+    String string(String name, String fallback) {
+        Object value = object.getValue(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof String s)) {
+            throw new ConfigException(field(name) + " must be a string");
+        }
+        return s;
+    }
+
+    long number(String name, long fallback, long min, long max) {
+        Object value = object.getValue(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
+            throw new ConfigException(field(name) + " must be an integer");
+        }
+        long v = n.longValue();
+        if (v < min || v > max) {
+            throw new ConfigException(field(name) + " must be in " + min + ".." + max + ", got " + v);
+        }
+        return v;
+    }
+
+    int integer(String name, int fallback, int min, int max) {
+        return (int) number(name, fallback, min, max);
+    }
+
+    boolean bool(String name, boolean fallback) {
+        Object value = object.getValue(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof Boolean b)) {
+            throw new ConfigException(field(name) + " must be true or false");
+        }
+        return b;
+    }
+
+    List<Integer> integers(String name, List<Integer> fallback) {
+        Object value = object.getValue(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof JsonArray array)) {
+            throw new ConfigException(field(name) + " must be an array of integers");
+        }
+        List<Integer> out = new ArrayList<>();
+        for (Object o : array) {
+            if (!(o instanceof Number n)) {
+                throw new ConfigException(field(name) + " must be an array of integers");
+            }
+            out.add(n.intValue());
+        }
+        return List.copyOf(out);
+    }
+
+    List<String> strings(String name, List<String> fallback) {
+        Object value = object.getValue(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof JsonArray array)) {
+            throw new ConfigException(field(name) + " must be an array of strings");
+        }
+        List<String> out = new ArrayList<>();
+        for (Object o : array) {
+            if (!(o instanceof String s)) {
+                throw new ConfigException(field(name) + " must be an array of strings");
+            }
+            out.add(s);
+        }
+        return List.copyOf(out);
+    }
+
+    /** Rejects fields this section does not know: a typo must not silently fall back to a default. */
+    void allowOnly(Set<String> known) {
+        for (String name : object.fieldNames()) {
+            if (!known.contains(name)) {
+                throw new ConfigException(field(name) + " is not a known setting (known: " + known + ")");
+            }
+        }
+    }
+
+    String field(String name) {
+        return path.isEmpty() ? name : path + "." + name;
+    }
+}

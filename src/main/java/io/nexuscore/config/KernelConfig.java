@@ -1,0 +1,55 @@
+package io.nexuscore.config;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Where and how the eBPF programs run.
+ *
+ * @param mode          auto (kernel when privileged and supported, else user space), kernel (fail
+ *                      if the programs cannot load), user (never touch the kernel)
+ * @param pinDir        bpffs directory holding every pinned map and the tail-call program array
+ * @param interfaces    interfaces the XDP and TC programs attach to
+ * @param xdpMode       generic (works everywhere, lo included) or native (driver support needed)
+ */
+public record KernelConfig(Mode mode, Path pinDir, List<String> interfaces, XdpMode xdpMode) {
+
+    public enum Mode { AUTO, KERNEL, USER }
+
+    public enum XdpMode { GENERIC, NATIVE }
+
+    public KernelConfig {
+        if (!pinDir.isAbsolute() || !pinDir.normalize().startsWith("/sys/fs/bpf")) {
+            throw new ConfigException("kernel.pinDir must be an absolute path under /sys/fs/bpf, got " + pinDir);
+        }
+        if (mode != Mode.USER && interfaces.isEmpty()) {
+            throw new ConfigException("kernel.interfaces must name at least one interface");
+        }
+        interfaces = List.copyOf(interfaces);
+    }
+
+    static KernelConfig from(Json json) {
+        json.allowOnly(Set.of("mode", "pinDir", "interfaces", "xdpMode"));
+        return new KernelConfig(
+                parse(Mode.class, json, "mode", "auto"),
+                Path.of(json.string("pinDir", "/sys/fs/bpf/nexuscore")),
+                json.strings("interfaces", List.of("lo")),
+                parse(XdpMode.class, json, "xdpMode", "generic"));
+    }
+
+    public KernelConfig withPinDir(Path dir) {
+        return new KernelConfig(mode, dir, interfaces, xdpMode);
+    }
+
+    static <E extends Enum<E>> E parse(Class<E> type, Json json, String field, String fallback) {
+        String value = json.string(field, fallback);
+        try {
+            return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(json.field(field) + " must be one of "
+                    + java.util.Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT) + ", got '" + value + "'");
+        }
+    }
+}

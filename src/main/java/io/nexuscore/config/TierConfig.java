@@ -1,0 +1,83 @@
+package io.nexuscore.config;
+
+import io.nexuscore.classify.Tier;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One tier's worker pool.
+ *
+ * @param engine           Wasm runtime for the guests
+ * @param module           classpath resource of the guest module
+ * @param model            model name reported in responses
+ * @param instances        pre-instantiated guest instances (= worker threads)
+ * @param queueCapacity    requests waiting for a worker before new ones get 503
+ * @param memoryLimitBytes the guest's memory ceiling; growth past it traps
+ * @param deadlineMs       per-call deadline; a guest still running is interrupted
+ * @param cpus             CPUs the tier's worker threads are pinned to (empty: no pinning)
+ * @param upstream         when present the tier forwards to this server instead of running guests
+ */
+public record TierConfig(
+        Tier tier,
+        Engine engine,
+        String module,
+        String model,
+        int instances,
+        int queueCapacity,
+        long memoryLimitBytes,
+        long deadlineMs,
+        List<Integer> cpus,
+        Optional<UpstreamConfig> upstream) {
+
+    public enum Engine { CHICORY, WASMTIME }
+
+    public static final long WASM_PAGE = 65_536;
+    /** wasm32 address space: 65,536 pages of 64 KiB. */
+    public static final long WASM32_MAX_BYTES = 65_536L * WASM_PAGE;
+
+    public TierConfig {
+        cpus = List.copyOf(cpus);
+        String f = "tiers." + tier.label();
+        if (memoryLimitBytes % WASM_PAGE != 0) {
+            throw new ConfigException(f + ".memoryLimitBytes must be a multiple of 65536 (a Wasm page), got " + memoryLimitBytes);
+        }
+        for (int cpu : cpus) {
+            if (cpu < 0) {
+                throw new ConfigException(f + ".cpus must hold CPU numbers >= 0, got " + cpu);
+            }
+        }
+    }
+
+    public long memoryLimitPages() {
+        return memoryLimitBytes / WASM_PAGE;
+    }
+
+    static TierConfig from(Tier tier, Json json, TierConfig defaults) {
+        json.allowOnly(Set.of("engine", "module", "model", "instances", "queueCapacity", "memoryLimitBytes",
+                "deadlineMs", "cpus", "upstream"));
+        return new TierConfig(
+                tier,
+                KernelConfig.parse(Engine.class, json, "engine", defaults.engine().name()),
+                json.string("module", defaults.module()),
+                json.string("model", defaults.model()),
+                json.integer("instances", defaults.instances(), 1, 1024),
+                json.integer("queueCapacity", defaults.queueCapacity(), 1, 1_000_000),
+                json.number("memoryLimitBytes", defaults.memoryLimitBytes(), WASM_PAGE, WASM32_MAX_BYTES),
+                json.number("deadlineMs", defaults.deadlineMs(), 1, 3_600_000),
+                json.integers("cpus", defaults.cpus()),
+                json.has("upstream") ? Optional.of(UpstreamConfig.from(json.section("upstream"))) : defaults.upstream());
+    }
+
+    /** Built-in defaults: nano 64 MB on Chicory, small 256 MB on Chicory, large 4 GB on wasmtime. */
+    public static TierConfig defaults(Tier tier) {
+        return switch (tier) {
+            case NANO -> new TierConfig(tier, Engine.CHICORY, "guests/nano.wasm", "nexus-nano", 8, 256,
+                    64L << 20, 2_000, List.of(0), Optional.empty());
+            case SMALL -> new TierConfig(tier, Engine.CHICORY, "guests/small.wasm", "nexus-small", 4, 128,
+                    256L << 20, 10_000, List.of(1), Optional.empty());
+            case LARGE -> new TierConfig(tier, Engine.WASMTIME, "guests/large.wasm", "nexus-large", 2, 64,
+                    WASM32_MAX_BYTES, 60_000, List.of(1), Optional.empty());
+        };
+    }
+}

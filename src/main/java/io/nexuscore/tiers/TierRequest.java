@@ -1,0 +1,48 @@
+package io.nexuscore.tiers;
+
+import java.util.Objects;
+
+/**
+ * One unit of work for a tier: what the data plane extracted from an HTTP request. The Wasm pools
+ * encode it for the guest (see src/main/wit/nexus-tier.wit); upstream tiers turn it into an
+ * OpenAI request.
+ *
+ * @param task      task name (from /v1/tasks/{task}, or "chat" / "completion")
+ * @param prompt    the prompt text (chat messages flattened by the data plane)
+ * @param maxTokens the client's max_tokens, 0 when absent
+ * @param simulation work the guest should pretend to do, for latency and failure experiments
+ */
+public record TierRequest(String task, String prompt, int maxTokens, Simulation simulation) {
+
+    public TierRequest {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(prompt, "prompt");
+        Objects.requireNonNull(simulation, "simulation");
+        if (maxTokens < 0) {
+            throw new IllegalArgumentException("max_tokens must be >= 0, got " + maxTokens);
+        }
+    }
+
+    public static TierRequest of(String task, String prompt) {
+        return new TierRequest(task, prompt, 0, Simulation.NONE);
+    }
+
+    /**
+     * @param workMs        busy time the guest spends before answering ({@code simulate_ms})
+     * @param allocateBytes bytes the guest allocates and touches ({@code simulate_alloc_bytes});
+     *                      past the tier's ceiling this traps
+     * @param spin          loop forever ({@code simulate_spin}); only the tier's deadline ends it
+     */
+    public record Simulation(int workMs, long allocateBytes, boolean spin) {
+        public static final Simulation NONE = new Simulation(0, 0, false);
+
+        public Simulation {
+            if (workMs < 0) {
+                throw new IllegalArgumentException("simulate_ms must be >= 0, got " + workMs);
+            }
+            if (allocateBytes < 0) {
+                throw new IllegalArgumentException("simulate_alloc_bytes must be >= 0, got " + allocateBytes);
+            }
+        }
+    }
+}
