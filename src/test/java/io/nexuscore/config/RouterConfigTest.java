@@ -1,0 +1,83 @@
+package io.nexuscore.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RouterConfigTest {
+
+    @Test
+    void embeddedDefaultsMatchTheDesign() {
+        RouterConfig config = RouterConfig.load(Optional.empty());
+        assertEquals(8080, config.dataPlane().port());
+        assertEquals("127.0.0.1", config.control().host());
+        assertEquals(8081, config.control().port());
+        assertEquals(Thresholds.DEFAULT, config.scoring().thresholds());
+        assertEquals(Path.of("/sys/fs/bpf/nexuscore"), config.kernel().pinDir());
+        assertEquals(64L << 20, config.tier(Tier.NANO).memoryLimitBytes());
+        assertEquals(256L << 20, config.tier(Tier.SMALL).memoryLimitBytes());
+        assertEquals(4L << 30, config.tier(Tier.LARGE).memoryLimitBytes());
+        assertEquals(TierConfig.Engine.WASMTIME, config.tier(Tier.LARGE).engine());
+        assertEquals(8, config.tier(Tier.NANO).instances());
+    }
+
+    @Test
+    void fileOverridesMergeDeeply(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("router.json");
+        Files.writeString(file, """
+                {"dataPlane": {"port": 9090}, "tiers": {"small": {"instances": 2}}}
+                """);
+        RouterConfig config = RouterConfig.load(Optional.of(file));
+        assertEquals(9090, config.dataPlane().port());
+        assertEquals(2, config.tier(Tier.SMALL).instances());
+        assertEquals(128, config.tier(Tier.SMALL).queueCapacity(), "untouched fields keep their defaults");
+    }
+
+    @Test
+    void errorsNameTheField() {
+        assertMessage("dataPlane.port must be in 1..65535, got 70000", "{\"dataPlane\": {\"port\": 70000}}");
+        assertMessage("dataPlane.prot is not a known setting", "{\"dataPlane\": {\"prot\": 1}}");
+        assertMessage("tiers.nano.engine must be one of [chicory, wasmtime], got 'v8'",
+                "{\"tiers\": {\"nano\": {\"engine\": \"v8\"}}}");
+        assertMessage("tiers.small.memoryLimitBytes must be a multiple of 65536", "{\"tiers\": {\"small\": {\"memoryLimitBytes\": 1000000}}}");
+        assertMessage("scoring: nano_max (130) must be less than small_max (130)", "{\"scoring\": {\"nanoMax\": 130}}");
+        assertMessage("kernel.pinDir must be an absolute path under /sys/fs/bpf", "{\"kernel\": {\"pinDir\": \"/tmp/x\"}}");
+        assertMessage("control.host is 0.0.0.0: binding the control plane off-loopback requires control.bearerToken",
+                "{\"control\": {\"host\": \"0.0.0.0\"}}");
+        assertMessage("tiers.large.upstream.baseUrl must be an http(s) URL with a host",
+                "{\"tiers\": {\"large\": {\"upstream\": {\"baseUrl\": \"ftp://x\"}}}}");
+    }
+
+    @Test
+    void controlPlaneOffLoopbackIsAllowedWithAToken() {
+        JsonObject json = RouterConfig.embeddedDefaults()
+                .mergeIn(new JsonObject("{\"control\": {\"host\": \"0.0.0.0\", \"bearerToken\": \"s3cret\"}}"), true);
+        assertEquals(Optional.of("s3cret"), RouterConfig.fromJson(json).control().bearerToken());
+    }
+
+    @Test
+    void unreadableOrInvalidFilesAreReported(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("absent.json");
+        assertTrue(assertThrows(ConfigException.class, () -> RouterConfig.load(Optional.of(missing)))
+                .getMessage().startsWith("cannot read config file " + missing));
+        Path broken = dir.resolve("broken.json");
+        Files.writeString(broken, "{\"dataPlane\": ");
+        assertTrue(assertThrows(ConfigException.class, () -> RouterConfig.load(Optional.of(broken)))
+                .getMessage().startsWith("config file " + broken + " is not valid JSON"));
+    }
+
+    private static void assertMessage(String expectedPrefix, String override) {
+        JsonObject json = RouterConfig.embeddedDefaults().mergeIn(new JsonObject(override), true);
+        ConfigException e = assertThrows(ConfigException.class, () -> RouterConfig.fromJson(json));
+        assertTrue(e.getMessage().startsWith(expectedPrefix), () -> "message was: " + e.getMessage());
+    }
+}
