@@ -30,7 +30,7 @@
 
 #define WASM_PAGE 65536ull
 #define WASM32_MAX_PAGES 65536ull
-#define SIM_CHUNK 4096u
+#define SIM_CHUNK 65536u
 
 #define HOST_IMPORT(n) __attribute__((import_module("nexus:tier/host@0.1.0"), import_name(n)))
 HOST_IMPORT("now-ns") uint64_t nx_now_ns(void);
@@ -119,7 +119,8 @@ static uint32_t count_tokens(const unsigned char *s, size_t len) {
 
 /* ---- simulation ---------------------------------------------------------------------------- */
 
-/* Allocates `bytes` in 4 KiB chunks, writes one byte per chunk and reads them back: real growth the
+/* Allocates `bytes` in 64 KiB chunks (one Wasm page: a chunk never needs more than one page of
+ * growth, so a runaway allocation fails exactly when memory is at its maximum), writes one byte per chunk and reads them back: real growth the
  * optimiser cannot remove (the checksum reaches the answer). The chunks are released afterwards. */
 static uint32_t simulate_alloc(uint64_t bytes) {
     uint64_t mark = heap_top;

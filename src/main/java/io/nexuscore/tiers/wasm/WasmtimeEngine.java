@@ -1,5 +1,6 @@
 package io.nexuscore.tiers.wasm;
 
+import com.kenai.jffi.MemoryIO;
 import io.github.kawamuray.wasmtime.Config;
 import io.github.kawamuray.wasmtime.Engine;
 import io.github.kawamuray.wasmtime.Extern;
@@ -14,7 +15,6 @@ import io.github.kawamuray.wasmtime.Store;
 import io.github.kawamuray.wasmtime.Trap;
 import io.github.kawamuray.wasmtime.Val;
 import io.github.kawamuray.wasmtime.WasmFunctionError;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -33,6 +33,7 @@ public final class WasmtimeEngine implements WasmEngine {
     static final long TICK_MS = 2;
     /** Deadline in ticks used outside calls (instantiation): effectively never. */
     private static final long NO_DEADLINE_TICKS = 1L << 40;
+    private static final MemoryIO MEMORY_IO = MemoryIO.getInstance();
 
     private final Engine engine;
     private final Thread ticker;
@@ -41,6 +42,9 @@ public final class WasmtimeEngine implements WasmEngine {
     public WasmtimeEngine() {
         try (Config config = new Config()) {
             config.epochInterruption(true);
+            // Every memory up to 4 GiB is then a static memory: reserved once, it never moves, so the
+            // base address taken at instantiation stays valid as it grows (see WasmtimeInstance#base).
+            config.staticMemoryMaximumSize(MAX_MEMORY_PAGES * 65_536L);
             this.engine = new Engine(config);
         }
         ticker = new Thread(this::tick, "wasmtime-epoch");
@@ -142,7 +146,12 @@ public final class WasmtimeEngine implements WasmEngine {
         private final List<Func> hostFuncs = new ArrayList<>();
         private final Instance instance;
         private final Func[] exports = new Func[Export.values().length];
-        private long deadlineEpochStartNs;
+        /**
+         * The memory's host address. wasmtime-java hands memory out as a ByteBuffer, which cannot
+         * describe 2 GiB or more (its capacity is an int): we take the address once, while the memory
+         * is small, and bounds-check every access against the memory's current size ourselves.
+         */
+        private final long base;
         private long deadlineMs = -1;
 
         WasmtimeInstance(int id, WasmtimeModule module, int maxPages) {
@@ -159,6 +168,7 @@ public final class WasmtimeEngine implements WasmEngine {
                     externs.add(bind(i));
                 }
                 instance = new Instance(store, module.module, externs);
+                base = MEMORY_IO.getDirectBufferAddress(memory.buffer(store));
                 for (Export e : Export.values()) {
                     exports[e.ordinal()] = instance.getFunc(store, e.symbol())
                             .orElseThrow(() -> new IllegalArgumentException(what + ": missing export " + e.symbol()));
@@ -229,27 +239,25 @@ public final class WasmtimeEngine implements WasmEngine {
             return deadlineMs >= 0 && e instanceof WasmFunctionError.TrapError t && t.trap() == Trap.INTERRUPT;
         }
 
-        private ByteBuffer view() {
-            return memory.buffer(store);
+        /** The host address of guest address {@code address}, after checking the range is inside memory. */
+        private long hostAddress(int address, int length, String op) {
+            long start = Integer.toUnsignedLong(address);
+            if (length < 0 || start + length > memory.dataSize(store)) {
+                throw new GuestTrap(GuestTrap.Kind.TRAP, what + ": " + op + " of " + length + " bytes at "
+                        + start + " is outside memory", memoryPages(), null);
+            }
+            return base + start;
         }
 
         @Override
         public void write(int address, byte[] bytes) {
-            try {
-                view().put(address, bytes);
-            } catch (RuntimeException e) {
-                throw new GuestTrap(GuestTrap.Kind.TRAP, what + ": write outside memory", memoryPages(), e);
-            }
+            MEMORY_IO.putByteArray(hostAddress(address, bytes.length, "write"), bytes, 0, bytes.length);
         }
 
         @Override
         public byte[] read(int address, int length) {
             byte[] out = new byte[length];
-            try {
-                view().get(address, out);
-            } catch (RuntimeException e) {
-                throw new GuestTrap(GuestTrap.Kind.TRAP, what + ": read outside memory", memoryPages(), e);
-            }
+            MEMORY_IO.getByteArray(hostAddress(address, length, "read"), out, 0, length);
             return out;
         }
 
