@@ -271,6 +271,7 @@ public final class WasmTierPool implements TierBackend, TierStats {
         }
         failQueued();
         workers.forEach(w -> w.thread.interrupt());
+        engine.interruptAll();
         for (Worker w : workers) {
             try {
                 w.thread.join(CLOSE_WAIT_MS);

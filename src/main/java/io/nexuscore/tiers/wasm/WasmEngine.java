@@ -20,6 +20,13 @@ public interface WasmEngine extends AutoCloseable {
      */
     GuestModule compile(String name, byte[] wasm);
 
+    /**
+     * Stops every call running in this engine's instances, as if their deadlines had passed (used
+     * when a pool shuts down). Chicory needs nothing here: the pool interrupts its worker threads.
+     */
+    default void interruptAll() {
+    }
+
     @Override
     void close();
 

@@ -17,6 +17,7 @@ import io.github.kawamuray.wasmtime.Val;
 import io.github.kawamuray.wasmtime.WasmFunctionError;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -37,6 +38,8 @@ public final class WasmtimeEngine implements WasmEngine {
 
     private final Engine engine;
     private final Thread ticker;
+    /** The longest deadline, in ticks, any call has set: how far interruptAll must advance the epoch. */
+    private final AtomicLong longestDeadlineTicks = new AtomicLong();
     private volatile boolean closed;
 
     public WasmtimeEngine() {
@@ -66,6 +69,14 @@ public final class WasmtimeEngine implements WasmEngine {
     @Override
     public String name() {
         return "wasmtime";
+    }
+
+    /** Advances the epoch past every deadline in use: each running call traps at its next check. */
+    @Override
+    public void interruptAll() {
+        for (long i = longestDeadlineTicks.get(); i >= 0; i--) {
+            engine.incrementEpoch();
+        }
     }
 
     @Override
@@ -276,7 +287,9 @@ public final class WasmtimeEngine implements WasmEngine {
             host.resetCall();
             // The epoch advances every TICK_MS: round up, plus one tick because the current tick has
             // already partly elapsed.
-            store.setEpochDeadline((deadlineMs + TICK_MS - 1) / TICK_MS + 1);
+            long ticks = (deadlineMs + TICK_MS - 1) / TICK_MS + 1;
+            longestDeadlineTicks.accumulateAndGet(ticks, Math::max);
+            store.setEpochDeadline(ticks);
             this.deadlineMs = deadlineMs;
             try {
                 return body.get();
