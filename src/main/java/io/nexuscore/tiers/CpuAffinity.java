@@ -49,24 +49,33 @@ final class CpuAffinity {
     }
 
     /**
-     * Pins the current thread to {@code cpus}; returns false (after logging why) when the set is
-     * empty or names a CPU this machine does not have.
+     * Whether {@code cpus} can be used for pinning here: false for an empty set, and false (with one
+     * log line) when it names a CPU this machine does not have online.
      *
-     * @param who names the thread in messages, e.g. "tier nano worker 3"
-     * @throws IllegalStateException when the kernel refuses, naming the call and errno
+     * @param who names the threads in the message, e.g. "tier nano"
      */
-    static boolean pinCurrentThread(List<Integer> cpus, String who) {
+    static boolean usable(List<Integer> cpus, String who) {
         if (cpus.isEmpty()) {
             return false;
         }
         BitSet online = onlineCpus();
         for (int cpu : cpus) {
             if (!online.get(cpu)) {
-                LOG.log(System.Logger.Level.INFO, "{0}: CPU {1} of {2} is not online here (online: {3}); not pinning",
-                        who, cpu, cpus, online);
+                LOG.log(System.Logger.Level.INFO, who + ": CPU " + cpu + " of " + cpus + " is not online here (online: "
+                        + online + "); workers are not pinned");
                 return false;
             }
         }
+        return true;
+    }
+
+    /**
+     * Pins the current thread to {@code cpus} (check {@link #usable} first).
+     *
+     * @param who names the thread in messages, e.g. "tier nano worker 3"
+     * @throws IllegalStateException when the kernel refuses, naming the call and errno
+     */
+    static void pinCurrentThread(List<Integer> cpus, String who) {
         int maxCpu = cpus.stream().mapToInt(Integer::intValue).max().orElseThrow();
         // cpu_set_t is an array of unsigned longs: round the mask up to whole 8-byte words.
         byte[] mask = new byte[((maxCpu / 64) + 1) * 8];
@@ -79,6 +88,5 @@ final class CpuAffinity {
             throw new IllegalStateException("sched_setaffinity(" + who + ", cpus " + cpus + "): "
                     + ERRNO.getOrDefault(errno, "errno " + errno));
         }
-        return true;
     }
 }

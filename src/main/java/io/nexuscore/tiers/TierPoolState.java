@@ -16,7 +16,7 @@ import io.nexuscore.classify.Tier;
  * @param completed        calls answered
  * @param failed           calls that ended in a trap, a deadline or a memory limit
  * @param rejected         submissions refused because the queue was full
- * @param pinned           whether the workers run pinned to the tier's CPU set
+ * @param pinned           whether every worker runs pinned to the tier's CPU set
  */
 public record TierPoolState(
         Tier tier,

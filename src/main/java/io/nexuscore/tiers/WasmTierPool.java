@@ -56,7 +56,9 @@ public final class WasmTierPool implements TierBackend, TierStats {
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong sharedUse = new AtomicLong();
-    private volatile boolean pinned;
+    /** Whether workers pin themselves: the tier has a CPU set and this machine has all of it. */
+    private final boolean pinWorkers;
+    private final AtomicInteger pinnedWorkers = new AtomicInteger();
 
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
@@ -107,6 +109,7 @@ public final class WasmTierPool implements TierBackend, TierStats {
         this.maxPages = (int) config.memoryLimitPages();
         this.queue = new ArrayBlockingQueue<>(config.queueCapacity());
         this.registry = registry;
+        this.pinWorkers = CpuAffinity.usable(config.cpus(), "tier " + config.tier().label());
 
         String tier = config.tier().label();
         queueWait = register(Timer.builder("nexus.tier.queue.wait")
@@ -147,9 +150,9 @@ public final class WasmTierPool implements TierBackend, TierStats {
             throw e;
         }
         workers.forEach(w -> w.thread.start());
-        LOG.log(System.Logger.Level.INFO, "tier {0}: {1} {2} instances of {3}, ceiling {4} pages, deadline {5} ms, queue {6}",
-                tier, config.instances(), engine.name(), config.module(), maxPages, config.deadlineMs(),
-                config.queueCapacity());
+        LOG.log(System.Logger.Level.INFO, "tier " + tier + ": " + config.instances() + " " + engine.name() + " instances of "
+                + config.module() + ", ceiling " + maxPages + " pages, deadline " + config.deadlineMs() + " ms, queue "
+                + config.queueCapacity() + (pinWorkers ? ", pinned to CPUs " + config.cpus() : ""));
     }
 
     private <M extends Meter> M register(M meter) {
@@ -239,7 +242,7 @@ public final class WasmTierPool implements TierBackend, TierStats {
         }
         return new TierPoolState(tier(), engine.name(), workers.size(), liveInstances(), busy, queue.size(),
                 config.queueCapacity(), memoryPagesInUse(), maxPages, completed.get(), failed.get(),
-                (long) rejected.count(), pinned);
+                (long) rejected.count(), pinWorkers && pinnedWorkers.get() == workers.size());
     }
 
     private int liveInstances() {
@@ -284,8 +287,8 @@ public final class WasmTierPool implements TierBackend, TierStats {
         meters.forEach(registry::remove);
         boolean stuck = workers.stream().anyMatch(w -> w.thread.isAlive());
         if (stuck) {
-            LOG.log(System.Logger.Level.WARNING, "tier {0}: a worker did not stop within {1} ms; engine left open",
-                    tier().label(), CLOSE_WAIT_MS);
+            LOG.log(System.Logger.Level.WARNING, "tier " + tier().label() + ": a worker did not stop within "
+                    + CLOSE_WAIT_MS + " ms; engine left open");
         } else {
             engine.close();
         }
@@ -337,11 +340,12 @@ public final class WasmTierPool implements TierBackend, TierStats {
         }
 
         private void pin() {
+            if (!pinWorkers) {
+                return;
+            }
             try {
-                boolean ok = CpuAffinity.pinCurrentThread(config.cpus(), "tier " + config.tier().label() + " worker " + index);
-                if (ok) {
-                    pinned = true;
-                }
+                CpuAffinity.pinCurrentThread(config.cpus(), "tier " + config.tier().label() + " worker " + index);
+                pinnedWorkers.incrementAndGet();
             } catch (RuntimeException | LinkageError e) {
                 LOG.log(System.Logger.Level.WARNING, name + ": not pinned: " + e.getMessage());
             }
