@@ -163,6 +163,11 @@ public final class WasmtimeEngine implements WasmEngine {
          * is small, and bounds-check every access against the memory's current size ourselves.
          */
         private final long base;
+        /**
+         * Memory size in bytes. Only guest code grows it, so it is refreshed after every call: one JNI
+         * call per export call instead of one per bounds check.
+         */
+        private long sizeBytes;
         private long deadlineMs = -1;
 
         WasmtimeInstance(int id, WasmtimeModule module, int maxPages) {
@@ -180,6 +185,7 @@ public final class WasmtimeEngine implements WasmEngine {
                 }
                 instance = new Instance(store, module.module, externs);
                 base = MEMORY_IO.getDirectBufferAddress(memory.buffer(store));
+                sizeBytes = memory.dataSize(store);
                 for (Export e : Export.values()) {
                     exports[e.ordinal()] = instance.getFunc(store, e.symbol())
                             .orElseThrow(() -> new IllegalArgumentException(what + ": missing export " + e.symbol()));
@@ -237,7 +243,10 @@ public final class WasmtimeEngine implements WasmEngine {
                 return results.length == 0 ? 0 : Integer.toUnsignedLong(results[0].i32());
             } catch (RuntimeException e) {
                 boolean late = isInterrupt(e);
+                sizeBytes = memory.dataSize(store);
                 return throwTrap(host.classify(e, late, memoryPages(), maxPages, what + " " + export.symbol()));
+            } finally {
+                sizeBytes = memory.dataSize(store);
             }
         }
 
@@ -253,7 +262,7 @@ public final class WasmtimeEngine implements WasmEngine {
         /** The host address of guest address {@code address}, after checking the range is inside memory. */
         private long hostAddress(int address, int length, String op) {
             long start = Integer.toUnsignedLong(address);
-            if (length < 0 || start + length > memory.dataSize(store)) {
+            if (length < 0 || start + length > sizeBytes) {
                 throw new GuestTrap(GuestTrap.Kind.TRAP, what + ": " + op + " of " + length + " bytes at "
                         + start + " is outside memory", memoryPages(), null);
             }
@@ -274,7 +283,7 @@ public final class WasmtimeEngine implements WasmEngine {
 
         @Override
         public int memoryPages() {
-            return memory.size(store);
+            return (int) (sizeBytes / 65_536);
         }
 
         @Override
