@@ -363,36 +363,38 @@ public final class WasmTierPool implements TierBackend, TierStats {
                 sharedUse.incrementAndGet();
                 throw new IllegalStateException(name + ": instance " + inst.id() + " entered twice");
             }
+            TierReply reply = null;
+            TierFailure failure = null;
             long t0 = System.nanoTime();
             try {
                 GuestAbi.GuestAnswer answer = inst.withDeadline(config.deadlineMs(), () -> GuestAbi.call(inst, job.request));
                 pages = inst.memoryPages();
-                completed.incrementAndGet();
-                job.reply.complete(new TierReply(answer.text(), answer.observedTier(), answer.promptTokens(),
-                        answer.completionTokens(), config.model()));
+                reply = new TierReply(answer.text(), answer.observedTier(), answer.promptTokens(),
+                        answer.completionTokens(), config.model());
             } catch (GuestTrap trap) {
                 traps.get(trap.kind()).increment();
-                failed.incrementAndGet();
                 TierFailure.Kind kind = closed.get() && trap.kind() != GuestTrap.Kind.MEMORY_LIMIT
                         ? TierFailure.Kind.CLOSED : failureKind(trap.kind());
-                job.reply.completeExceptionally(new TierFailure(kind, "tier " + config.tier().label() + ": "
-                        + trap.getMessage(), trap));
-                // The answer is out; now rebuild, so the failed request never waits for it.
-                discardInstance();
-                if (!closed.get()) {
-                    replace();
-                }
+                failure = new TierFailure(kind, "tier " + config.tier().label() + ": " + trap.getMessage(), trap);
             } catch (RuntimeException | Error e) {
-                failed.incrementAndGet();
-                job.reply.completeExceptionally(new TierFailure(TierFailure.Kind.GUEST_TRAP, "tier "
-                        + config.tier().label() + ": host error calling instance " + inst.id() + ": " + e, e));
-                discardInstance();
-                if (!closed.get()) {
-                    replace();
-                }
+                failure = new TierFailure(TierFailure.Kind.GUEST_TRAP, "tier " + config.tier().label()
+                        + ": host error calling instance " + inst.id() + ": " + e, e);
             } finally {
                 callTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
                 busy.set(false);
+            }
+            if (failure == null) {
+                completed.incrementAndGet();
+                job.reply.complete(reply);
+                return;
+            }
+            failed.incrementAndGet();
+            job.reply.completeExceptionally(failure);
+            // The answer is out; now rebuild, so the failed request never waits for it. The other
+            // workers keep serving meanwhile.
+            discardInstance();
+            if (!closed.get()) {
+                replace();
             }
         }
 
