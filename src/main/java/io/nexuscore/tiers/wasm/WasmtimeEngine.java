@@ -234,7 +234,7 @@ public final class WasmtimeEngine implements WasmEngine {
         public long call(Export export, long... args) {
             Func f = exports[export.ordinal()];
             Val[] params = new Val[args.length];
-            // handle's sixth parameter (allocate-bytes) is the only i64; all others are i32.
+            // handle's allocate-bytes (parameter 6, counting from 0) is the only i64; all others are i32.
             for (int i = 0; i < args.length; i++) {
                 params[i] = export == Export.HANDLE && i == 6 ? Val.fromI64(args[i]) : Val.fromI32((int) args[i]);
             }
