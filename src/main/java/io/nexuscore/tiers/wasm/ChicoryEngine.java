@@ -14,10 +14,10 @@ import com.dylibso.chicory.wasm.ChicoryException;
 import com.dylibso.chicory.wasm.Parser;
 import com.dylibso.chicory.wasm.WasmModule;
 import com.dylibso.chicory.wasm.types.ExternalType;
+import com.dylibso.chicory.wasm.types.FunctionType;
 import com.dylibso.chicory.wasm.types.MemoryImport;
 import com.dylibso.chicory.wasm.types.MemoryLimits;
 import com.dylibso.chicory.wasm.types.ValType;
-import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -124,10 +124,10 @@ public final class ChicoryEngine implements WasmEngine {
             this.memory = new ByteArrayMemory(new MemoryLimits(module.minPages, maxPages));
             ImportValues imports = ImportValues.builder()
                     .addMemory(new ImportMemory(HostImports.MEMORY_MODULE, HostImports.MEMORY_NAME, memory))
-                    .addFunction(new HostFunction(HostImports.MODULE, HostImports.NOW_NS, List.of(), List.of(ValType.I64),
+                    .addFunction(new HostFunction(HostImports.MODULE, HostImports.NOW_NS, FunctionType.returning(ValType.I64),
                             (inst, args) -> new long[] {HostImports.nowNs()}))
-                    .addFunction(new HostFunction(HostImports.MODULE, HostImports.MEMORY_EXHAUSTED, List.of(ValType.I32),
-                            List.of(), (inst, args) -> {
+                    .addFunction(new HostFunction(HostImports.MODULE, HostImports.MEMORY_EXHAUSTED,
+                            FunctionType.accepting(ValType.I32), (inst, args) -> {
                                 host.memoryExhausted((int) args[0]);
                                 return null;
                             }))
