@@ -119,9 +119,11 @@ static uint32_t count_tokens(const unsigned char *s, size_t len) {
 
 /* ---- simulation ---------------------------------------------------------------------------- */
 
-/* Allocates `bytes` in 64 KiB chunks (one Wasm page: a chunk never needs more than one page of
- * growth, so a runaway allocation fails exactly when memory is at its maximum), writes one byte per chunk and reads them back: real growth the
- * optimiser cannot remove (the checksum reaches the answer). The chunks are released afterwards. */
+/* Allocates `bytes` in 64 KiB chunks, writes one byte per chunk and reads them all back: real growth
+ * the optimiser cannot remove (the checksum reaches the answer). A chunk is one Wasm page, so it never
+ * needs more than one page of growth: a runaway allocation fails exactly when memory is at its
+ * maximum. Chunks are 16-aligned multiples of 16, so they lie back to back from `first`. They are
+ * released before the answer is built. */
 static uint32_t simulate_alloc(uint64_t bytes) {
     uint64_t mark = heap_top;
     uint32_t sum = 0;
