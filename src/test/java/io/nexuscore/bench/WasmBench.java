@@ -100,7 +100,7 @@ public final class WasmBench {
             }
         }
         System.out.println();
-        System.out.println("ratio chicory : wasmtime (median; < 1 means Chicory is faster)");
+        System.out.println("ratio chicory : wasmtime (medians; 1 : x means wasmtime takes x times as long)");
         for (String what : new String[] {"instantiate nano", "instantiate small", "bare call", "empty round trip", "4KB round trip"}) {
             Stats c = results.get("chicory " + what);
             Stats w = results.get("wasmtime " + what);
