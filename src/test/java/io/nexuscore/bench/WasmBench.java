@@ -99,6 +99,9 @@ public final class WasmBench {
                 }
             }
         }
+        for (Tier tier : new Tier[] {Tier.NANO, Tier.LARGE}) {
+            poolQueueWait(TierConfig.defaults(tier));
+        }
         System.out.println();
         System.out.println("ratio chicory : wasmtime (medians; 1 : x means wasmtime takes x times as long)");
         for (String what : new String[] {"instantiate nano", "instantiate small", "bare call", "empty round trip", "4KB round trip"}) {
@@ -108,6 +111,42 @@ public final class WasmBench {
                 System.out.printf(Locale.ROOT, "  %-18s %9.3f us : %9.3f us = 1 : %.1f%n", what, c.medianUs(), w.medianUs(),
                         w.medianUs() / c.medianUs());
             }
+        }
+    }
+
+    /**
+     * Queue wait (the pool semaphore wait) through a real pool at its default config: 4 client
+     * threads in a closed loop, so the queue holds at most 4 and the figure is the hand-off from
+     * submit() to a worker.
+     */
+    private static void poolQueueWait(TierConfig config) throws Exception {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        int clients = 4;
+        int perClient = 5_000;
+        try (io.nexuscore.tiers.WasmTierPool pool = io.nexuscore.tiers.WasmTierPool.start(config, registry)) {
+            TierRequest req = new TierRequest("chat", "what is the capital of France?", 0, TierRequest.Simulation.NONE);
+            Thread[] threads = new Thread[clients];
+            for (int c = 0; c < clients; c++) {
+                threads[c] = new Thread(() -> {
+                    for (int i = 0; i < perClient; i++) {
+                        pool.submit(req).join();
+                    }
+                });
+                threads[c].start();
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+            io.micrometer.core.instrument.distribution.HistogramSnapshot snap =
+                    registry.get("nexus.tier.queue.wait").timer().takeSnapshot();
+            StringBuilder pct = new StringBuilder();
+            for (io.micrometer.core.instrument.distribution.ValueAtPercentile v : snap.percentileValues()) {
+                pct.append(String.format(Locale.ROOT, "  p%.0f %8.1f us", v.percentile() * 100,
+                        v.value(java.util.concurrent.TimeUnit.MICROSECONDS)));
+            }
+            System.out.printf("pool %-5s (%s, %d instances) queue wait over %d requests:%s  mean %.1f us%n",
+                    config.tier().label(), config.engine().name().toLowerCase(Locale.ROOT), config.instances(), snap.count(),
+                    pct, snap.mean(java.util.concurrent.TimeUnit.MICROSECONDS));
         }
     }
 
