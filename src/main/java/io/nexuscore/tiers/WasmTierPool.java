@@ -1,0 +1,421 @@
+package io.nexuscore.tiers;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.config.ConfigException;
+import io.nexuscore.config.TierConfig;
+import io.nexuscore.tiers.wasm.ChicoryEngine;
+import io.nexuscore.tiers.wasm.CoreInstance;
+import io.nexuscore.tiers.wasm.GuestAbi;
+import io.nexuscore.tiers.wasm.GuestTrap;
+import io.nexuscore.tiers.wasm.WasmEngine;
+import io.nexuscore.tiers.wasm.WasmtimeEngine;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A tier of sandboxed Wasm workers: N instances of the tier's guest, each owned by one worker thread
+ * (so an instance never runs on two threads), behind one bounded queue. {@link #submit} only offers
+ * to the queue: a full queue fails fast with QUEUE_FULL. Each call runs under the tier's deadline
+ * and memory ceiling; after any trap or interrupt the worker answers the failure, throws the instance
+ * away and instantiates a fresh one before it takes more work, while the other workers keep serving.
+ * Worker threads pin themselves to the tier's CPU set.
+ */
+public final class WasmTierPool implements TierBackend, TierStats {
+
+    private static final System.Logger LOG = System.getLogger(WasmTierPool.class.getName());
+    private static final long IDLE_POLL_MS = 100;
+    private static final long CLOSE_WAIT_MS = 5_000;
+
+    private final TierConfig config;
+    private final WasmEngine engine;
+    private final WasmEngine.GuestModule module;
+    private final int maxPages;
+    private final BlockingQueue<Job> queue;
+    private final List<Worker> workers = new ArrayList<>();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicInteger nextInstanceId = new AtomicInteger();
+    private final AtomicLong completed = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong sharedUse = new AtomicLong();
+    /** Whether workers pin themselves: the tier has a CPU set and this machine has all of it. */
+    private final boolean pinWorkers;
+    private final AtomicInteger pinnedWorkers = new AtomicInteger();
+
+    private final MeterRegistry registry;
+    private final List<Meter> meters = new ArrayList<>();
+    private final Timer queueWait;
+    private final Timer instantiateTime;
+    private final Timer callTime;
+    private final Counter rejected;
+    private final Map<GuestTrap.Kind, Counter> traps = new EnumMap<>(GuestTrap.Kind.class);
+
+    private record Job(TierRequest request, CompletableFuture<TierReply> reply, long enqueuedNanos) {
+    }
+
+    /**
+     * Starts the pool for a Wasm tier: builds the configured engine, loads and compiles the guest
+     * module, instantiates every instance and starts the workers.
+     *
+     * @throws ConfigException when the tier has an upstream, its module cannot be found, or its engine
+     *                         cannot hold its memory ceiling (naming the field)
+     */
+    public static WasmTierPool start(TierConfig config, MeterRegistry registry) {
+        checkFits(config);
+        WasmEngine engine = switch (config.engine()) {
+            case CHICORY -> new ChicoryEngine();
+            case WASMTIME -> new WasmtimeEngine();
+        };
+        try {
+            return new WasmTierPool(config, engine, loadModule(config), registry);
+        } catch (RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A pool on a given engine, which the pool owns and closes. Package-private: tests decorate
+     * engines through it; everything else goes through {@link #start}.
+     */
+    WasmTierPool(TierConfig config, WasmEngine engine, byte[] wasm, MeterRegistry registry) {
+        String field = "tiers." + config.tier().label();
+        if (config.upstream().isPresent()) {
+            throw new ConfigException(field + ".upstream is set: this tier forwards upstream and has no Wasm pool");
+        }
+        if (config.memoryLimitPages() > engine.maxMemoryPages()) {
+            throw new ConfigException(tooBig(config, engine.name(), engine.maxMemoryPages()));
+        }
+        this.config = config;
+        this.engine = engine;
+        this.maxPages = (int) config.memoryLimitPages();
+        this.queue = new ArrayBlockingQueue<>(config.queueCapacity());
+        this.registry = registry;
+        this.pinWorkers = CpuAffinity.usable(config.cpus(), "tier " + config.tier().label());
+
+        String tier = config.tier().label();
+        queueWait = register(Timer.builder("nexus.tier.queue.wait")
+                .description("Time a request waits for a free worker (the pool semaphore wait)")
+                .tag("tier", tier).publishPercentiles(0.5, 0.99).register(registry));
+        instantiateTime = register(Timer.builder("nexus.tier.instantiate")
+                .description("Time to instantiate a guest (cold start)")
+                .tag("tier", tier).tag("engine", engine.name()).publishPercentiles(0.5, 0.99).register(registry));
+        callTime = register(Timer.builder("nexus.tier.call")
+                .description("Time inside the guest for one request")
+                .tag("tier", tier).publishPercentiles(0.5, 0.99).register(registry));
+        rejected = register(Counter.builder("nexus.tier.rejected")
+                .description("Requests refused because the tier's queue was full")
+                .tag("tier", tier).register(registry));
+        for (GuestTrap.Kind kind : GuestTrap.Kind.values()) {
+            traps.put(kind, register(Counter.builder("nexus.tier.traps")
+                    .description("Guest calls that ended in a trap, by kind")
+                    .tag("tier", tier).tag("kind", failureKind(kind).label()).register(registry)));
+        }
+        register(Gauge.builder("nexus.tier.instances.live", this, p -> p.liveInstances())
+                .description("Guest instances ready or serving").tag("tier", tier).register(registry));
+        register(Gauge.builder("nexus.tier.memory.pages", this, p -> p.memoryPagesInUse())
+                .description("64 KiB pages held by the tier's live guest instances").tag("tier", tier).register(registry));
+        register(Gauge.builder("nexus.tier.queue.depth", queue, BlockingQueue::size)
+                .description("Requests waiting for a worker").tag("tier", tier).register(registry));
+
+        try {
+            this.module = engine.compile(config.module(), wasm);
+            for (int i = 0; i < config.instances(); i++) {
+                Worker w = new Worker(i);
+                w.instance = instantiate();
+                w.pages = w.instance.memoryPages();
+                workers.add(w);
+            }
+        } catch (RuntimeException e) {
+            workers.forEach(Worker::discardInstance);
+            meters.forEach(registry::remove);
+            throw e;
+        }
+        workers.forEach(w -> w.thread.start());
+        LOG.log(System.Logger.Level.INFO, "tier " + tier + ": " + config.instances() + " " + engine.name() + " instances of "
+                + config.module() + ", ceiling " + maxPages + " pages, deadline " + config.deadlineMs() + " ms, queue "
+                + config.queueCapacity() + (pinWorkers ? ", pinned to CPUs " + config.cpus() : ""));
+    }
+
+    private <M extends Meter> M register(M meter) {
+        meters.add(meter);
+        return meter;
+    }
+
+    /** Rejects a Chicory tier whose ceiling does not fit in a Java byte array, naming the field. */
+    static void checkFits(TierConfig config) {
+        if (config.engine() == TierConfig.Engine.CHICORY && config.memoryLimitPages() > ChicoryEngine.MAX_MEMORY_PAGES) {
+            throw new ConfigException(tooBig(config, "chicory", ChicoryEngine.MAX_MEMORY_PAGES));
+        }
+    }
+
+    private static String tooBig(TierConfig config, String engine, int maxPages) {
+        String field = "tiers." + config.tier().label();
+        return field + ".memoryLimitBytes = " + config.memoryLimitBytes() + " is more than the " + engine
+                + " engine can hold (" + maxPages + " pages = " + (long) maxPages * TierConfig.WASM_PAGE
+                + " bytes" + (engine.equals("chicory") ? ", the largest Java byte array it allocates" : "")
+                + "); lower it or set " + field + ".engine to \"wasmtime\"";
+    }
+
+    static byte[] loadModule(TierConfig config) {
+        String name = config.module();
+        try (InputStream in = WasmTierPool.class.getClassLoader().getResourceAsStream(name)) {
+            if (in != null) {
+                return in.readAllBytes();
+            }
+            Path file = Path.of(name);
+            if (Files.isRegularFile(file)) {
+                return Files.readAllBytes(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("tiers." + config.tier().label() + ".module: cannot read " + name, e);
+        }
+        throw new ConfigException("tiers." + config.tier().label() + ".module: " + name
+                + " is neither a classpath resource nor a file");
+    }
+
+    private CoreInstance instantiate() {
+        long t0 = System.nanoTime();
+        CoreInstance instance = module.instantiate(nextInstanceId.incrementAndGet(), maxPages);
+        instantiateTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+        return instance;
+    }
+
+    @Override
+    public Tier tier() {
+        return config.tier();
+    }
+
+    @Override
+    public CompletableFuture<TierReply> submit(TierRequest request) {
+        Job job = new Job(request, new CompletableFuture<>(), System.nanoTime());
+        if (closed.get()) {
+            return failed(TierFailure.Kind.CLOSED, "tier " + tier().label() + " is shut down");
+        }
+        if (!queue.offer(job)) {
+            rejected.increment();
+            return failed(TierFailure.Kind.QUEUE_FULL, "tier " + tier().label() + " queue is full ("
+                    + config.queueCapacity() + " waiting)");
+        }
+        // close() may have drained the queue between our check and the offer.
+        if (closed.get() && queue.remove(job)) {
+            job.reply.completeExceptionally(new TierFailure(TierFailure.Kind.CLOSED, "tier " + tier().label() + " is shut down"));
+        }
+        return job.reply;
+    }
+
+    private static CompletableFuture<TierReply> failed(TierFailure.Kind kind, String message) {
+        return CompletableFuture.failedFuture(new TierFailure(kind, message));
+    }
+
+    private static TierFailure.Kind failureKind(GuestTrap.Kind kind) {
+        return switch (kind) {
+            case MEMORY_LIMIT -> TierFailure.Kind.MEMORY_LIMIT;
+            case DEADLINE -> TierFailure.Kind.DEADLINE;
+            case TRAP -> TierFailure.Kind.GUEST_TRAP;
+        };
+    }
+
+    @Override
+    public TierPoolState state() {
+        int busy = 0;
+        for (Worker w : workers) {
+            busy += w.busy.get() ? 1 : 0;
+        }
+        return new TierPoolState(tier(), engine.name(), workers.size(), liveInstances(), busy, queue.size(),
+                config.queueCapacity(), memoryPagesInUse(), maxPages, completed.get(), failed.get(),
+                (long) rejected.count(), pinWorkers && pinnedWorkers.get() == workers.size());
+    }
+
+    private int liveInstances() {
+        int live = 0;
+        for (Worker w : workers) {
+            live += w.instance != null ? 1 : 0;
+        }
+        return live;
+    }
+
+    private long memoryPagesInUse() {
+        long pages = 0;
+        for (Worker w : workers) {
+            pages += w.instance != null ? w.pages : 0;
+        }
+        return pages;
+    }
+
+    /** Times an instance was found entered by two threads; the design makes this 0 (tests check it). */
+    long sharedUseViolations() {
+        return sharedUse.get();
+    }
+
+    /** Stops the workers (a call in progress is interrupted), fails queued requests with CLOSED. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        failQueued();
+        workers.forEach(w -> w.thread.interrupt());
+        engine.interruptAll();
+        for (Worker w : workers) {
+            try {
+                w.thread.join(CLOSE_WAIT_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        failQueued();
+        meters.forEach(registry::remove);
+        boolean stuck = workers.stream().anyMatch(w -> w.thread.isAlive());
+        if (stuck) {
+            LOG.log(System.Logger.Level.WARNING, "tier " + tier().label() + ": a worker did not stop within "
+                    + CLOSE_WAIT_MS + " ms; engine left open");
+        } else {
+            engine.close();
+        }
+    }
+
+    private void failQueued() {
+        for (Job job; (job = queue.poll()) != null; ) {
+            job.reply.completeExceptionally(new TierFailure(TierFailure.Kind.CLOSED, "tier " + tier().label() + " is shut down"));
+        }
+    }
+
+    /** One worker thread and the one instance only it calls. */
+    private final class Worker implements Runnable {
+        private final int index;
+        private final String name;
+        private final Thread thread;
+        private final AtomicBoolean busy = new AtomicBoolean();
+        /** Written only by this worker (and the constructor before start); read by gauges. */
+        private volatile CoreInstance instance;
+        /** The instance's memory size after its last call; gauges read this, never the live store. */
+        private volatile int pages;
+
+        Worker(int index) {
+            this.index = index;
+            this.name = "tier-" + config.tier().label() + "-worker-" + index;
+            this.thread = new Thread(this, name);
+            thread.setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            pin();
+            try {
+                while (!closed.get()) {
+                    Job job;
+                    try {
+                        job = queue.poll(IDLE_POLL_MS, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        continue;
+                    }
+                    if (job != null) {
+                        queueWait.record(System.nanoTime() - job.enqueuedNanos, TimeUnit.NANOSECONDS);
+                        serve(job);
+                    }
+                }
+            } finally {
+                discardInstance();
+            }
+        }
+
+        private void pin() {
+            if (!pinWorkers) {
+                return;
+            }
+            try {
+                CpuAffinity.pinCurrentThread(config.cpus(), "tier " + config.tier().label() + " worker " + index);
+                pinnedWorkers.incrementAndGet();
+            } catch (RuntimeException | LinkageError e) {
+                LOG.log(System.Logger.Level.WARNING, name + ": not pinned: " + e.getMessage());
+            }
+        }
+
+        private void serve(Job job) {
+            if (instance == null && !replace()) {
+                failed.incrementAndGet();
+                job.reply.completeExceptionally(new TierFailure(TierFailure.Kind.GUEST_TRAP,
+                        "tier " + config.tier().label() + ": no guest instance could be created"));
+                return;
+            }
+            CoreInstance inst = instance;
+            if (!busy.compareAndSet(false, true)) {
+                sharedUse.incrementAndGet();
+                throw new IllegalStateException(name + ": instance " + inst.id() + " entered twice");
+            }
+            TierReply reply = null;
+            TierFailure failure = null;
+            long t0 = System.nanoTime();
+            try {
+                GuestAbi.GuestAnswer answer = inst.withDeadline(config.deadlineMs(), () -> GuestAbi.call(inst, job.request));
+                pages = inst.memoryPages();
+                reply = new TierReply(answer.text(), answer.observedTier(), answer.promptTokens(),
+                        answer.completionTokens(), config.model());
+            } catch (GuestTrap trap) {
+                traps.get(trap.kind()).increment();
+                TierFailure.Kind kind = closed.get() && trap.kind() != GuestTrap.Kind.MEMORY_LIMIT
+                        ? TierFailure.Kind.CLOSED : failureKind(trap.kind());
+                failure = new TierFailure(kind, "tier " + config.tier().label() + ": " + trap.getMessage(), trap);
+            } catch (RuntimeException | Error e) {
+                failure = new TierFailure(TierFailure.Kind.GUEST_TRAP, "tier " + config.tier().label()
+                        + ": host error calling instance " + inst.id() + ": " + e, e);
+            } finally {
+                callTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+                busy.set(false);
+            }
+            if (failure == null) {
+                completed.incrementAndGet();
+                job.reply.complete(reply);
+                return;
+            }
+            failed.incrementAndGet();
+            job.reply.completeExceptionally(failure);
+            // The answer is out; now rebuild, so the failed request never waits for it. The other
+            // workers keep serving meanwhile.
+            discardInstance();
+            if (!closed.get()) {
+                replace();
+            }
+        }
+
+        private boolean replace() {
+            try {
+                CoreInstance fresh = instantiate();
+                pages = fresh.memoryPages();
+                instance = fresh;
+                return true;
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, name + ": cannot instantiate a replacement: " + e.getMessage(), e);
+                return false;
+            }
+        }
+
+        private void discardInstance() {
+            CoreInstance old = instance;
+            instance = null;
+            if (old != null) {
+                old.close();
+            }
+        }
+    }
+}
