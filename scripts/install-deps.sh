@@ -13,7 +13,7 @@ packages=(
   # Wasm guests (C -> wasm32-wasi reactor modules)
   clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32
   # tests and scripts
-  iproute2 curl procps
+  iproute2 curl procps jq
 )
 
 missing=()

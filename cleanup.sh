@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Stops the router ./start.sh started (by the PID in its PID file, nothing else), then removes what
+# that router leaves behind: XDP and TC programs still attached on its interfaces (only programs that
+# use the maps pinned in ITS pin directory, so another router's are never touched) and the pinned
+# maps. A router stopped cleanly detaches its own programs; pins it keeps on purpose (thresholds
+# survive restarts), so this removes them. Settings: see scripts/lib.sh (NEXUSCORE_CONFIG, NEXUSCORE_RUN_DIR).
+set -euo pipefail
+source "$(dirname "$0")/scripts/lib.sh"
+
+pid="$(nx_router_pid)"
+if [ -n "$pid" ]; then
+  echo "cleanup: stopping the router (pid $pid)"
+  kill -TERM "$pid"
+  for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "cleanup: the router did not stop within 30 s; killing it (pid $pid)" >&2
+    kill -KILL "$pid" || true
+    sleep 0.5
+  fi
+else
+  echo "cleanup: no running router recorded in $NX_PID_FILE"
+fi
+rm -f "$NX_PID_FILE"
+
+case "$NX_PIN_DIR" in
+  /sys/fs/bpf/?*) ;;
+  *) echo "cleanup: pin dir '$NX_PIN_DIR' is not under /sys/fs/bpf; leaving it" >&2; exit 1 ;;
+esac
+
+# Without our pins there is no way to tell our programs from another router's: touch nothing.
+[ -d "$NX_PIN_DIR" ] || { echo "cleanup: nothing pinned at $NX_PIN_DIR"; exit 0; }
+
+# The id of our score_thresholds map: every program of ours uses it.
+our_map_id=""
+if [ -e "$NX_PIN_DIR/score_thresholds" ]; then
+  our_map_id="$(bpftool -j map show pinned "$NX_PIN_DIR/score_thresholds" | jq -r '.id')"
+fi
+
+# prog_is_ours ID: the program uses our pinned score_thresholds map.
+prog_is_ours() {
+  [ -n "$our_map_id" ] && bpftool -j prog show id "$1" | jq -e --argjson m "$our_map_id" '(.map_ids // []) | index($m) != null' >/dev/null
+}
+
+leftovers=0
+for dev in $NX_INTERFACES; do
+  [ -e "/sys/class/net/$dev" ] || continue
+  net="$(bpftool -j net show dev "$dev")"
+  for xdp in $(printf '%s' "$net" | jq -r --arg p "$NX_XDP_PROGRAM" '.[0].xdp[]? | select(.name == $p) | "\(.id):\(.mode)"'); do
+    id="${xdp%%:*}" mode="${xdp#*:}"
+    if prog_is_ours "$id"; then
+      case "$mode" in generic) flag=xdpgeneric ;; driver) flag=xdpdrv ;; offload) flag=xdpoffload ;; *) flag=xdp ;; esac
+      ip link set dev "$dev" "$flag" off
+      echo "cleanup: detached leftover XDP program $id ($mode) from $dev"
+      leftovers=$((leftovers + 1))
+    fi
+  done
+  for tc in $(printf '%s' "$net" | jq -r --arg p "$NX_TC_PROGRAM" '.[0].tc[]? | select(.name == $p) | "\(.id):\(.kind)"'); do
+    id="${tc%%:*}" kind="${tc#*:}"
+    if prog_is_ours "$id"; then
+      # The router attaches at handle 0x4e58 ("NX"), priority 1 (io.nexuscore.bpf.TcAttachment).
+      tc filter del dev "$dev" "${kind#clsact/}" pref 1 handle 0x4e58 bpf 2>/dev/null \
+        || tc filter del dev "$dev" "${kind#clsact/}" pref 1
+      echo "cleanup: detached leftover TC program $id ($kind) from $dev"
+      leftovers=$((leftovers + 1))
+    fi
+  done
+done
+[ "$leftovers" -eq 0 ] && echo "cleanup: no programs of this router attached on: $NX_INTERFACES"
+
+removed=0
+for m in "${NX_PINNED_MAPS[@]}"; do
+  if [ -e "$NX_PIN_DIR/$m" ]; then rm -f "$NX_PIN_DIR/$m"; removed=$((removed + 1)); fi
+done
+if [ -d "$NX_PIN_DIR" ]; then
+  rmdir "$NX_PIN_DIR" 2>/dev/null || echo "cleanup: $NX_PIN_DIR holds files that are not the router's; left in place" >&2
+fi
+echo "cleanup: removed $removed pinned maps under $NX_PIN_DIR"

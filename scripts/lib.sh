@@ -1,0 +1,47 @@
+# Shared settings for the root scripts (start, verify, demo, stress, cleanup). Sourced, not run.
+# The router's ports and pin directory come from the embedded defaults, overlaid by the file named
+# in NEXUSCORE_CONFIG (the same file the router reads), so a router on other ports with its own pin
+# directory can run beside the default one. NEXUSCORE_RUN_DIR moves the PID and log files.
+
+NX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+NX_RUN_DIR="${NEXUSCORE_RUN_DIR:-$NX_ROOT/run}"
+NX_PID_FILE="$NX_RUN_DIR/router.pid"
+NX_LOG_FILE="$NX_RUN_DIR/router.log"
+# Map names the router pins (io.nexuscore.bpf.KernelDataPath.PINNED_MAPS).
+NX_PINNED_MAPS=(routing_decisions score_thresholds tier_counters tenant_policy tc_chain)
+NX_XDP_PROGRAM=nexus_classify
+NX_TC_PROGRAM=nexus_tc_classify
+
+# nx_config JQ_PATH DEFAULT: a value from $NEXUSCORE_CONFIG, or the default.
+nx_config() {
+  local value=""
+  if [ -n "${NEXUSCORE_CONFIG:-}" ]; then
+    [ -r "$NEXUSCORE_CONFIG" ] || { echo "NEXUSCORE_CONFIG=$NEXUSCORE_CONFIG is not readable" >&2; return 1; }
+    command -v jq >/dev/null || { echo "jq is needed to read NEXUSCORE_CONFIG (apt-get install jq)" >&2; return 1; }
+    value="$(jq -r "$1 // empty | if type == \"array\" then join(\" \") else . end" "$NEXUSCORE_CONFIG")"
+  fi
+  echo "${value:-$2}"
+}
+
+NX_DATA_PORT="$(nx_config .dataPlane.port 8080)"
+NX_CONTROL_HOST="$(nx_config .control.host 127.0.0.1)"
+NX_CONTROL_PORT="$(nx_config .control.port 8081)"
+NX_PIN_DIR="$(nx_config .kernel.pinDir /sys/fs/bpf/nexuscore)"
+NX_INTERFACES="$(nx_config .kernel.interfaces lo)"
+NX_DATA_URL="${NEXUSCORE_DATA_URL:-http://127.0.0.1:$NX_DATA_PORT}"
+NX_CONTROL_URL="${NEXUSCORE_CONTROL_URL:-http://$NX_CONTROL_HOST:$NX_CONTROL_PORT}"
+
+# nx_router_pid: the PID in the PID file when that process is alive and is our router, else nothing.
+nx_router_pid() {
+  [ -f "$NX_PID_FILE" ] || return 0
+  local pid
+  pid="$(cat "$NX_PID_FILE")"
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q nexuscore; then
+    echo "$pid"
+  fi
+}
+
+# nx_jar: the router's shaded jar (not the -original one), or nothing.
+nx_jar() {
+  ls "$NX_ROOT"/target/nexuscore-*.jar 2>/dev/null | grep -v -- '-original' | head -1 || true
+}
