@@ -1,0 +1,181 @@
+package io.nexuscore.bench;
+
+import io.nexuscore.classify.Tier;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The peer comparison behind bench/peer-bench.sh: one request mix (nano:small:large = 25:5:1, OpenAI
+ * chat completions) sent directly to three local mock upstreams (one per tier), through NexusCore
+ * (tiers backed by those upstreams, the tier chosen by the request's score) and through Portkey's
+ * gateway (conditional routing on request metadata over the same three targets). Per target and
+ * concurrency: requests/s, P50/P99, and the P50/P99 added over the direct calls; plus how many
+ * answers came from the intended upstream. Loopback only, bounded by --requests.
+ *
+ * <pre>
+ * java -cp ... io.nexuscore.bench.PeerBench --upstreams http://127.0.0.1:19001,http://...:19002,http://...:19003
+ *     --nexuscore http://127.0.0.1:18080 --portkey http://127.0.0.1:18787 [--requests 3000] [--concurrency 1,32]
+ * </pre>
+ */
+public final class PeerBench {
+
+    private PeerBench() {
+    }
+
+    private record Result(String target, int concurrency, int requests, double seconds, Histogram micros,
+                          long errors, long wrongUpstream) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Args a = Args.parse(args);
+        String[] upstreams = a.value("upstreams", "").split(",");
+        if (upstreams.length != 3) {
+            throw new IllegalArgumentException("--upstreams needs three base URLs (nano,small,large)");
+        }
+        URI nexus = loopback(a.value("nexuscore", "http://127.0.0.1:8080"));
+        URI portkey = loopback(a.value("portkey", "http://127.0.0.1:8787"));
+        int requests = a.intValue("requests", 3000);
+        List<Integer> levels = new ArrayList<>();
+        for (String c : a.value("concurrency", "1,32").split(",")) {
+            levels.add(Integer.parseInt(c.strip()));
+        }
+        Map<Tier, URI> direct = new EnumMap<>(Tier.class);
+        for (Tier tier : Tier.values()) {
+            direct.put(tier, loopback(upstreams[tier.ordinal()].strip()));
+        }
+        String portkeyConfig = portkeyConfig(upstreams);
+
+        List<Tier> mix = new ArrayList<>();
+        for (int i = 0; i < requests; i++) {
+            int slot = i % 31;
+            mix.add(slot < 25 ? Tier.NANO : slot < 30 ? Tier.SMALL : Tier.LARGE);
+        }
+        Collections.shuffle(mix, new Random(7));
+
+        ExecutorService executor = Executors.newFixedThreadPool(8);
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+        List<Result> results = new ArrayList<>();
+        try {
+            for (int concurrency : levels) {
+                for (String target : List.of("direct", "nexuscore", "portkey")) {
+                    Target t = switch (target) {
+                        case "direct" -> tier -> HttpRequest.newBuilder(direct.get(tier).resolve("/v1/chat/completions"));
+                        case "nexuscore" -> tier -> HttpRequest.newBuilder(nexus.resolve("/v1/chat/completions"));
+                        default -> tier -> HttpRequest.newBuilder(portkey.resolve("/v1/chat/completions"))
+                                .header("x-portkey-config", portkeyConfig)
+                                .header("x-portkey-metadata", "{\"tier\":\"" + tier.label() + "\"}");
+                    };
+                    run(client, t, target, mix.subList(0, Math.min(300, mix.size())), concurrency);   // warm-up
+                    results.add(run(client, t, target, mix, concurrency));
+                }
+            }
+        } finally {
+            executor.shutdownNow();
+        }
+
+        System.out.printf(Locale.ROOT, "peer benchmark: %d requests per run (nano:small:large = 25:5:1), chat completions, loopback mock upstreams%n", requests);
+        System.out.printf(Locale.ROOT, "%-10s %4s %9s %9s %9s %11s %11s %7s %9s%n",
+                "target", "c", "req/s", "p50_ms", "p99_ms", "+p50_ms", "+p99_ms", "errors", "wrong_up");
+        for (Result r : results) {
+            Result base = results.stream().filter(d -> d.target().equals("direct") && d.concurrency() == r.concurrency())
+                    .findFirst().orElseThrow();
+            System.out.printf(Locale.ROOT, "%-10s %4d %9.0f %9.3f %9.3f %11.3f %11.3f %7d %9d%n",
+                    r.target(), r.concurrency(), r.requests() / r.seconds(), LoadRun.ms(r.micros(), 50), LoadRun.ms(r.micros(), 99),
+                    LoadRun.ms(r.micros(), 50) - LoadRun.ms(base.micros(), 50),
+                    LoadRun.ms(r.micros(), 99) - LoadRun.ms(base.micros(), 99), r.errors(), r.wrongUpstream());
+        }
+    }
+
+    private interface Target {
+        HttpRequest.Builder request(Tier tier);
+    }
+
+    private static Result run(HttpClient client, Target target, String name, List<Tier> mix, int concurrency)
+            throws InterruptedException {
+        Histogram micros = new org.HdrHistogram.ConcurrentHistogram(60_000_000L, 3);
+        LongAdder errors = new LongAdder();
+        LongAdder wrong = new LongAdder();
+        Semaphore inFlight = new Semaphore(concurrency);
+        long start = System.nanoTime();
+        List<CompletableFuture<?>> all = new ArrayList<>();
+        for (Tier tier : mix) {
+            inFlight.acquire();
+            HttpRequest request = target.request(tier)
+                    .timeout(Duration.ofSeconds(30))
+                    .header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer sk-local")
+                    .POST(HttpRequest.BodyPublishers.ofString(chatBody(tier)))
+                    .build();
+            long t0 = System.nanoTime();
+            all.add(client.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((response, failure) -> {
+                long us = (System.nanoTime() - t0) / 1_000;
+                inFlight.release();
+                if (failure != null || response.statusCode() != 200) {
+                    errors.increment();
+                    return;
+                }
+                micros.recordValue(Math.max(1, us));
+                // The mocks name themselves mock-0/1/2; NexusCore reports its tier model instead.
+                String body = response.body();
+                boolean fromMock = body.contains("\"model\":\"mock-");
+                if (fromMock && !body.contains("\"model\":\"mock-" + tier.ordinal() + "\"")) {
+                    wrong.increment();
+                }
+                response.headers().firstValue("X-NX-Assigned-Tier").ifPresent(t -> {
+                    if (!t.equalsIgnoreCase(tier.label())) {
+                        wrong.increment();
+                    }
+                });
+            }));
+        }
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
+        return new Result(name, concurrency, mix.size(), (System.nanoTime() - start) / 1e9, micros, errors.sum(), wrong.sum());
+    }
+
+    static String chatBody(Tier tier) {
+        String prompt = LoadMix.body(tier, 0);
+        prompt = prompt.substring("{\"prompt\":\"".length(), prompt.length() - 2);
+        return "{\"model\":\"auto\",\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}";
+    }
+
+    /** Conditional routing on x-portkey-metadata.tier over the three upstreams. */
+    static String portkeyConfig(String[] upstreams) {
+        StringBuilder targets = new StringBuilder();
+        for (Tier tier : Tier.values()) {
+            if (targets.length() > 0) {
+                targets.append(',');
+            }
+            targets.append("{\"name\":\"").append(tier.label()).append("\",\"provider\":\"openai\",\"api_key\":\"sk-local\",")
+                    .append("\"custom_host\":\"").append(upstreams[tier.ordinal()].strip()).append("/v1\"}");
+        }
+        return "{\"strategy\":{\"mode\":\"conditional\",\"conditions\":["
+                + "{\"query\":{\"metadata.tier\":{\"$eq\":\"nano\"}},\"then\":\"nano\"},"
+                + "{\"query\":{\"metadata.tier\":{\"$eq\":\"small\"}},\"then\":\"small\"}],\"default\":\"large\"},"
+                + "\"targets\":[" + targets + "]}";
+    }
+
+    private static URI loopback(String url) {
+        URI uri = URI.create(url);
+        if (!List.of("127.0.0.1", "localhost").contains(uri.getHost())) {
+            throw new IllegalArgumentException("loopback only, got " + url);
+        }
+        return uri;
+    }
+}
