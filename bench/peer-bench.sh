@@ -32,8 +32,8 @@ wait_for() {   # URL DESCRIPTION PID
 }
 
 # The router jar and the benchmark classes.
-jar="$(nx_jar)"
-if [ -z "$jar" ] || [ -n "$(find pom.xml src/main -type f -newer "$jar" -print -quit)" ]; then
+jar="${NEXUSCORE_JAR:-$(nx_jar)}"
+if [ -z "${NEXUSCORE_JAR:-}" ] && { [ -z "$jar" ] || [ -n "$(find pom.xml src/main -type f -newer "$jar" -print -quit)" ]; }; then
   mvn -B -q -ntp package -DskipTests >&2
   jar="$(nx_jar)"
 fi
