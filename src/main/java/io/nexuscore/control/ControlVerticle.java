@@ -134,12 +134,12 @@ public final class ControlVerticle extends VerticleBase {
         Handler<RoutingContext> auth = this::requireToken;
         Handler<RoutingContext> body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
         r.get("/thresholds").handler(this::getThresholds);
-        r.patch("/thresholds").handler(auth).handler(body).handler(this::patchThresholds);
+        r.patch("/thresholds").handler(body).handler(auth).handler(this::patchThresholds);
         r.get("/tiers").handler(this::getTiers);
         r.get("/tenants").handler(this::getTenants);
-        r.put("/tenants/:id").handler(auth).handler(body).handler(this::putTenant);
+        r.put("/tenants/:id").handler(body).handler(auth).handler(this::putTenant);
         r.delete("/tenants/:id").handler(auth).handler(this::deleteTenant);
-        r.post("/classifier/reload").handler(auth).handler(body).handler(this::reload);
+        r.post("/classifier/reload").handler(body).handler(auth).handler(this::reload);
         r.get("/events").handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
         r.get("/metrics").handler(this::getMetrics);
         r.get("/healthz").handler(this::getHealth);
