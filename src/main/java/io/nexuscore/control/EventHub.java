@@ -72,6 +72,9 @@ public final class EventHub implements EventSink {
         Gauge.builder("nexus.sse.subscribers", subscribers, List::size)
                 .description("Open SSE subscriptions on GET /events")
                 .register(registry);
+        Gauge.builder("nexus.sse.queue.max", this, EventHub::maxQueued)
+                .description("Events queued for the slowest SSE subscriber")
+                .register(registry);
     }
 
     public static EventHub from(ControlConfig config, MeterRegistry registry) {
@@ -104,6 +107,15 @@ public final class EventHub implements EventSink {
     /** The id of the newest event, 0 before the first. */
     public synchronized long lastId() {
         return lastId;
+    }
+
+    /** The longest subscriber queue: how far the slowest reader lags (bounded by the subscriber buffer). */
+    public int maxQueued() {
+        int max = 0;
+        for (Subscription s : subscribers) {
+            max = Math.max(max, s.queued());
+        }
+        return max;
     }
 
     public int subscriberCount() {
