@@ -63,7 +63,7 @@ final class ControlMetrics {
                 meters.add(FunctionCounter.builder("nexus.bpf.run.seconds", programs,
                                 m -> m.get(name).runTimeNs() / 1e9)
                         .tag("program", name).description("Program run time counted by bpf_stats").register(registry));
-                meters.add(Gauge.builder("nexus.bpf.run.per.packet.nanoseconds", programs, m -> perRun(m.get(name)))
+                meters.add(Gauge.builder("nexus.bpf.run.per.packet.seconds", programs, m -> perRun(m.get(name)))
                         .tag("program", name).description("Mean run time per packet since stats were enabled")
                         .register(registry));
             }
@@ -71,7 +71,7 @@ final class ControlMetrics {
     }
 
     private static double perRun(KernelControl.ProgramStats s) {
-        return s.runCount() == 0 ? Double.NaN : (double) s.runTimeNs() / s.runCount();
+        return s.runCount() == 0 ? Double.NaN : s.runTimeNs() / 1e9 / s.runCount();
     }
 
     /** Latency of the tier's completed requests from the data plane's timer; nulls when it has none. */
