@@ -27,8 +27,8 @@ import java.util.function.Supplier;
  */
 final class ControlMetrics {
 
-    /** The data plane's per-request latency timer, tagged {@code tier}. */
-    static final String REQUEST_LATENCY = "nexus.request.latency";
+    /** The data plane's per-request latency timer, tagged {@code tier} (either spelling of the name). */
+    static final List<String> REQUEST_LATENCY = List.of("nexus_request_latency", "nexus.request.latency");
 
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
@@ -76,7 +76,10 @@ final class ControlMetrics {
 
     /** Latency of the tier's completed requests from the data plane's timer; nulls when it has none. */
     JsonObject latency(Tier tier) {
-        Collection<Timer> timers = registry.find(REQUEST_LATENCY).tag("tier", tier.label()).timers();
+        Collection<Timer> timers = new ArrayList<>();
+        for (String name : REQUEST_LATENCY) {
+            timers.addAll(registry.find(name).tag("tier", tier.label()).timers());
+        }
         JsonObject json = new JsonObject().put("count", null).put("mean_ms", null).put("max_ms", null)
                 .put("p50_ms", null).put("p95_ms", null).put("p99_ms", null);
         if (timers.isEmpty()) {

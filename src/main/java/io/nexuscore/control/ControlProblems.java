@@ -13,12 +13,13 @@ import java.util.Optional;
 final class ControlProblems {
 
     static final String CONTENT_TYPE = "application/problem+json";
-    static final String TYPE_PREFIX = "urn:nexuscore:problem:";
+    /** Same base as the data plane's {@code io.nexuscore.http.Problem}: the URI identifies, it need not resolve. */
+    static final String TYPE_PREFIX = "https://nexuscore.io/problems/";
 
     /** The failure kinds, each with its status and a title that does not vary between occurrences. */
     enum Kind {
-        MALFORMED_BODY("malformed-body", 400, "Request body is not valid JSON of the expected shape"),
-        INVALID_FIELD("invalid-field", 400, "A field is unknown or has the wrong type"),
+        MALFORMED_JSON("malformed-json", 400, "Request body is not valid JSON"),
+        INVALID_REQUEST("invalid-request", 400, "Request body does not match the expected shape"),
         INVALID_VALUE("invalid-value", 422, "A field's value is outside what the operation accepts"),
         UNAUTHORIZED("unauthorized", 401, "Missing or wrong bearer token"),
         NOT_FOUND("not-found", 404, "No such resource"),

@@ -146,9 +146,25 @@ public final class ControlVerticle extends VerticleBase {
         r.route().failureHandler(this::renderFailure);
         r.errorHandler(404, ctx -> ControlProblems.send(ctx, Kind.NOT_FOUND,
                 "no resource at " + ctx.request().path(), Optional.empty()));
-        r.errorHandler(405, ctx -> ControlProblems.send(ctx, Kind.METHOD_NOT_ALLOWED,
-                ctx.request().method() + " is not allowed on " + ctx.request().path(), Optional.empty()));
+        r.errorHandler(405, ctx -> {
+            ctx.response().putHeader(HttpHeaders.ALLOW, String.join(", ", allowedMethods(r, ctx.request().path())));
+            ControlProblems.send(ctx, Kind.METHOD_NOT_ALLOWED,
+                    ctx.request().method() + " is not allowed on " + ctx.request().path(), Optional.empty());
+        });
         return r;
+    }
+
+    /** The methods the router serves on a path, for the Allow header of a 405. */
+    private static Set<String> allowedMethods(Router router, String path) {
+        Set<String> allowed = new java.util.TreeSet<>();
+        for (io.vertx.ext.web.Route route : router.getRoutes()) {
+            String pattern = route.getPath();
+            if (pattern != null && route.methods() != null
+                    && path.matches(Pattern.quote(pattern).replaceAll(":[a-z]+", "\\\\E[^/]+\\\\Q"))) {
+                route.methods().forEach(m -> allowed.add(m.name()));
+            }
+        }
+        return allowed;
     }
 
     // --- auth -------------------------------------------------------------------------------------

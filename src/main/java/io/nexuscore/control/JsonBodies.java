@@ -29,7 +29,7 @@ final class JsonBodies {
             if (optional) {
                 return Optional.empty();
             }
-            throw new Problem(Kind.MALFORMED_BODY, "a JSON object body is required");
+            throw new Problem(Kind.MALFORMED_JSON, "a JSON object body is required");
         }
         String contentType = ctx.request().getHeader("Content-Type");
         String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
@@ -41,10 +41,10 @@ final class JsonBodies {
         try {
             value = Json.decodeValue(body);
         } catch (DecodeException e) {
-            throw new Problem(Kind.MALFORMED_BODY, "body is not valid JSON: " + firstLine(e.getMessage()));
+            throw new Problem(Kind.MALFORMED_JSON, "body is not valid JSON: " + firstLine(e.getMessage()));
         }
         if (!(value instanceof JsonObject object)) {
-            throw new Problem(Kind.MALFORMED_BODY, "body must be a JSON object");
+            throw new Problem(Kind.INVALID_REQUEST, "body must be a JSON object");
         }
         return Optional.of(object);
     }
@@ -52,7 +52,7 @@ final class JsonBodies {
     static void allowOnly(JsonObject object, Set<String> known) {
         for (String name : object.fieldNames()) {
             if (!known.contains(name)) {
-                throw new Problem(Kind.INVALID_FIELD, "unknown field '" + name + "' (known: " + known + ")", name);
+                throw new Problem(Kind.INVALID_REQUEST, "unknown field '" + name + "' (known: " + known + ")", name);
             }
         }
     }
@@ -67,11 +67,11 @@ final class JsonBodies {
             throw new Problem(Kind.INVALID_VALUE, field + " cannot be removed (null); give an integer in 0..255", field);
         }
         if (!(value instanceof Number n)) {
-            throw new Problem(Kind.INVALID_FIELD, field + " must be an integer, got " + Json.encode(value), field);
+            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
         }
         BigDecimal decimal = new BigDecimal(n.toString());
         if (decimal.signum() != 0 && decimal.stripTrailingZeros().scale() > 0) {
-            throw new Problem(Kind.INVALID_FIELD, field + " must be an integer, got " + n, field);
+            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + n, field);
         }
         if (decimal.compareTo(BigDecimal.ZERO) < 0 || decimal.compareTo(BigDecimal.valueOf(255)) > 0) {
             throw new Problem(Kind.INVALID_VALUE, field + " must be in 0..255, got " + n, field);
@@ -84,12 +84,12 @@ final class JsonBodies {
         Object value = object.getValue(field);
         if (value == null) {
             if (required) {
-                throw new Problem(Kind.INVALID_FIELD, field + " is required", field);
+                throw new Problem(Kind.INVALID_REQUEST, field + " is required", field);
             }
             return Optional.empty();
         }
         if (!(value instanceof String s)) {
-            throw new Problem(Kind.INVALID_FIELD, field + " must be a string, got " + Json.encode(value), field);
+            throw new Problem(Kind.INVALID_REQUEST, field + " must be a string, got " + Json.encode(value), field);
         }
         return Optional.of(s);
     }

@@ -123,7 +123,7 @@ final class SseEndpoint {
             for (String t : param.split(",", -1)) {
                 String type = t.strip();
                 if (!TYPE.matcher(type).matches()) {
-                    throw new Problem(Kind.INVALID_FIELD, "event type '" + type
+                    throw new Problem(Kind.INVALID_REQUEST, "event type '" + type
                             + "' is not a type name (lower-case letters, digits, '_' or '-'), e.g. types=request,threshold",
                             "types");
                 }
@@ -144,7 +144,7 @@ final class SseEndpoint {
             }
             return OptionalLong.of(id);
         } catch (NumberFormatException e) {
-            throw new Problem(Kind.INVALID_FIELD, "Last-Event-ID must be a non-negative integer event id, got '"
+            throw new Problem(Kind.INVALID_REQUEST, "Last-Event-ID must be a non-negative integer event id, got '"
                     + header + "'", "Last-Event-ID");
         }
     }

@@ -89,7 +89,7 @@ class MetricsAndHealthTest {
     void tiersShowKernelCountersAndTheDataPlanesLatencyPercentiles(Vertx vertx, VertxTestContext ctx) {
         deploy(vertx, ctx, new TestKernel(Thresholds.DEFAULT, true), () -> {
             // What the data plane registers per tier (its name and tag are the contract).
-            Timer nano = Timer.builder(ControlMetrics.REQUEST_LATENCY).tag("tier", "nano")
+            Timer nano = Timer.builder("nexus_request_latency").tag("tier", "nano")
                     .publishPercentiles(0.5, 0.95, 0.99).register(fx.registry);
             for (int ms = 1; ms <= 100; ms++) {
                 nano.record(Duration.ofMillis(ms));

@@ -161,6 +161,7 @@ class TenantsAndReloadApiTest {
                 })
                 .onComplete(ctx.succeeding(wrong -> ctx.verify(() -> {
                     assertEquals(405, wrong.statusCode());
+                    assertEquals("GET, PATCH", wrong.getHeader("Allow"));
                     assertEquals(ControlProblems.TYPE_PREFIX + "method-not-allowed", wrong.bodyAsJsonObject().getString("type"));
                     ctx.completeNow();
                 })));

@@ -67,11 +67,11 @@ class ThresholdsApiTest {
 
     @ParameterizedTest(name = "{0} -> {1} {2}")
     @CsvSource(delimiter = '|', value = {
-        "{\"nano_max\": 40                      | 400 | malformed-body  |",
-        "[40, 130]                              | 400 | malformed-body  |",
-        "{\"nano_max\": 40, \"tiny_max\": 10}   | 400 | invalid-field   | tiny_max",
-        "{\"nano_max\": \"40\"}                 | 400 | invalid-field   | nano_max",
-        "{\"small_max\": 130.5}                 | 400 | invalid-field   | small_max",
+        "{\"nano_max\": 40                      | 400 | malformed-json  |",
+        "[40, 130]                              | 400 | invalid-request |",
+        "{\"nano_max\": 40, \"tiny_max\": 10}   | 400 | invalid-request | tiny_max",
+        "{\"nano_max\": \"40\"}                 | 400 | invalid-request | nano_max",
+        "{\"small_max\": 130.5}                 | 400 | invalid-request | small_max",
         "{\"nano_max\": 256}                    | 422 | invalid-value   | nano_max",
         "{\"small_max\": -1}                    | 422 | invalid-value   | small_max",
         "{\"nano_max\": 130}                    | 422 | invalid-value   | nano_max",
