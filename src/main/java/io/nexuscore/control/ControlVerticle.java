@@ -98,15 +98,20 @@ public final class ControlVerticle extends VerticleBase {
         return vertx.executeBlocking(() -> keeper.start(kernel.thresholdsFresh()))
                 .compose(initial -> {
                     metrics = new ControlMetrics(registry, keeper::lastKnown);
-                    pollTimer = vertx.setPeriodic(timings.thresholdPoll().toMillis(), id -> pollThresholds());
                     return vertx.createHttpServer(new HttpServerOptions().setHost(config.host()).setPort(config.port()))
                             .requestHandler(router)
                             .listen();
                 })
                 .onSuccess(s -> {
                     server = s;
+                    pollTimer = vertx.setPeriodic(timings.thresholdPoll().toMillis(), id -> pollThresholds());
                     LOG.log(Level.INFO, "control plane listening on " + config.host() + ":" + s.actualPort()
                             + " (mode " + kernel.mode() + ", auth " + (token.isPresent() ? "bearer" : "off") + ")");
+                })
+                .onFailure(e -> {
+                    if (metrics != null) {
+                        metrics.close();
+                    }
                 });
     }
 

@@ -166,4 +166,19 @@ class TenantsAndReloadApiTest {
                     ctx.completeNow();
                 })));
     }
+
+    @Test
+    void deploymentFailsWhenThePortIsTaken(Vertx vertx, VertxTestContext ctx) throws Exception {
+        // A plain socket, not a Vert.x server: Vert.x would share its own listener with the verticle.
+        java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        fx = new ControlFixture(new UserSpaceKernelControl(Thresholds.DEFAULT, "test"), 4, 4);
+        var config = new io.nexuscore.config.ControlConfig("127.0.0.1", taken.getLocalPort(), Optional.empty(),
+                fx.stateFile, 4, 4);
+        vertx.deployVerticle(new ControlVerticle(config, fx.kernel, TierStateView.NONE, fx.hub, fx.registry))
+                .onComplete(ctx.failing(e -> ctx.verify(() -> {
+                    taken.close();
+                    org.junit.jupiter.api.Assertions.assertInstanceOf(java.net.BindException.class, e);
+                    ctx.completeNow();
+                })));
+    }
 }
