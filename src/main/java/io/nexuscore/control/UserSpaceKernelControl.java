@@ -16,7 +16,8 @@ import java.util.Optional;
 public final class UserSpaceKernelControl implements KernelControl {
 
     private final ThresholdStore thresholds;
-    private final InMemoryTenantPolicies tenants = new InMemoryTenantPolicies();
+    private final InMemoryPrefixFloors floors = new InMemoryPrefixFloors();
+    private final PrefixTenantPolicies tenants = new PrefixTenantPolicies(floors);
     private final String reason;
 
     /**
@@ -44,8 +45,13 @@ public final class UserSpaceKernelControl implements KernelControl {
     }
 
     @Override
-    public InMemoryTenantPolicies tenants() {
+    public PrefixTenantPolicies tenants() {
         return tenants;
+    }
+
+    /** The tenant floors, for the data plane's user-space floor lookup ({@link InMemoryPrefixFloors#floorFor}). */
+    public InMemoryPrefixFloors tenantFloors() {
+        return floors;
     }
 
     @Override

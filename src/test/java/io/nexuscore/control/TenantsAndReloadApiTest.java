@@ -51,7 +51,7 @@ class TenantsAndReloadApiTest {
                     ctx.verify(() -> {
                         assertEquals(201, created.statusCode(), created.bodyAsString());
                         assertEquals("/tenants/acme", created.getHeader("Location"));
-                        assertEquals(Optional.of(Tier.SMALL), kernel.tenants().floorFor(0xC0000207)); // 192.0.2.7
+                        assertEquals(Optional.of(Tier.SMALL), kernel.tenantFloors().floorFor(0xC0000207)); // 192.0.2.7
                     });
                     return put("acme", "{\"prefix\": \"192.0.2.0/25\", \"floor\": \"large\"}");
                 })
@@ -72,7 +72,7 @@ class TenantsAndReloadApiTest {
                 .onComplete(ctx.succeeding(again -> ctx.verify(() -> {
                     assertEquals(404, again.statusCode());
                     assertEquals(ControlProblems.TYPE_PREFIX + "not-found", again.bodyAsJsonObject().getString("type"));
-                    assertEquals(Optional.empty(), kernel.tenants().floorFor(0xC0000207));
+                    assertEquals(Optional.empty(), kernel.tenantFloors().floorFor(0xC0000207));
                     ctx.completeNow();
                 })));
     }
