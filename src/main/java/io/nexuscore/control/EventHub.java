@@ -28,8 +28,44 @@ public final class EventHub implements EventSink {
 
     private static final System.Logger LOG = System.getLogger(EventHub.class.getName());
 
-    /** A numbered event; {@code json} is the encoded data, encoded once for every subscriber. */
-    public record Event(long id, String type, String json) implements Item {
+    /**
+     * A numbered event. The data is encoded on first use, by whichever subscriber reads it first, so
+     * publishing costs the publisher no JSON encoding; every subscriber shares the one encoding.
+     */
+    public static final class Event implements Item {
+        private final long id;
+        private final String type;
+        private final JsonObject data;
+        private volatile String json;
+
+        Event(long id, String type, JsonObject data) {
+            this.id = id;
+            this.type = type;
+            this.data = data;
+        }
+
+        public long id() {
+            return id;
+        }
+
+        public String type() {
+            return type;
+        }
+
+        /** The data as one line of JSON ({@code "{}"} for data that cannot be encoded). */
+        public String json() {
+            String encoded = json;
+            if (encoded == null) {
+                try {
+                    encoded = data.encode();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "'" + type + "' event " + id + " does not encode as JSON: " + e);
+                    encoded = "{}";
+                }
+                json = encoded;
+            }
+            return encoded;
+        }
     }
 
     /** Events a subscriber did not get: too old for the history, or dropped from its full buffer. */
@@ -81,17 +117,18 @@ public final class EventHub implements EventSink {
         return new EventHub(config.eventHistory(), config.subscriberBuffer(), registry);
     }
 
+    /**
+     * Numbers and queues the event. The hub keeps {@code data} (it is encoded later, off the caller's
+     * thread): callers hand over a fresh object and do not change it afterwards.
+     */
     @Override
     public void publish(String type, JsonObject data) {
-        String json;
-        try {
-            json = data.encode();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "dropping a '" + type + "' event that does not encode as JSON: " + e);
+        if (type == null || data == null) {
+            LOG.log(Level.WARNING, "ignoring an event with no type or no data");
             return;
         }
         synchronized (this) {
-            Event event = new Event(++lastId, type, json);
+            Event event = new Event(++lastId, type, data);
             if (historySize > 0) {
                 if (history.size() == historySize) {
                     history.removeFirst();

@@ -79,9 +79,12 @@ class EventHubTest {
     }
 
     @Test
-    void anUnencodableEventIsDroppedWithoutThrowing() {
+    void anUnencodableEventNeverThrowsAtThePublisherOrTheReader() {
         EventHub hub = new EventHub(10, 4, registry);
+        EventHub.Subscription s = hub.subscribe(Set.of(), OptionalLong.empty(), () -> { });
         hub.publish("request", new JsonObject().put("bad", new Object()));
-        assertEquals(0, hub.lastId());
+        hub.publish(null, new JsonObject());
+        assertEquals("{}", ((EventHub.Event) s.poll()).json());
+        assertNull(s.poll());
     }
 }
