@@ -369,9 +369,12 @@ public final class ControlVerticle extends VerticleBase {
 
     // --- plumbing ---------------------------------------------------------------------------------
 
-    /** Runs blocking work on a worker; a failure goes to the failure handler. */
+    /**
+     * Runs blocking work on a worker; a failure goes to the failure handler. Unordered: a slow reload
+     * must not hold up GET /thresholds or a scrape (the keeper and the kernel adapter synchronize).
+     */
     private <T> Future<T> blocking(RoutingContext ctx, Callable<T> work) {
-        return vertx.executeBlocking(work).onFailure(ctx::fail);
+        return vertx.executeBlocking(work, false).onFailure(ctx::fail);
     }
 
     private static void json(RoutingContext ctx, int status, JsonObject body) {

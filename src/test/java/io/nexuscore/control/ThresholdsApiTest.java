@@ -97,6 +97,17 @@ class ThresholdsApiTest {
     }
 
     @Test
+    void anOversizedBodyIs413AndChangesNothing(VertxTestContext ctx) {
+        fx.patchThresholds("{\"nano_max\": 40, \"pad\": \"" + "x".repeat(100_000) + "\"}")
+                .onComplete(ctx.succeeding(r -> ctx.verify(() -> {
+                    assertEquals(413, r.statusCode());
+                    assertEquals(ControlProblems.TYPE_PREFIX + "body-too-large", r.bodyAsJsonObject().getString("type"));
+                    assertEquals(Thresholds.DEFAULT, fx.kernel.thresholds().read());
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
     void otherContentTypesAre415(VertxTestContext ctx) {
         fx.authed(fx.client.patch(fx.port, "127.0.0.1", "/thresholds"))
                 .putHeader("Content-Type", "text/plain")
