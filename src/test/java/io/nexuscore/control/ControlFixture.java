@@ -36,12 +36,16 @@ final class ControlFixture {
     }
 
     ControlFixture(KernelControl kernel, int history, int subscriberBuffer, Path stateDir) {
+        this(kernel, history, subscriberBuffer, stateDir, TierStateView.NONE);
+    }
+
+    ControlFixture(KernelControl kernel, int history, int subscriberBuffer, Path stateDir, TierStateView pools) {
         this.kernel = kernel;
         this.stateDir = stateDir;
         this.stateFile = stateDir.resolve("state.json");
         this.hub = new EventHub(history, subscriberBuffer, registry);
         ControlConfig config = new ControlConfig("127.0.0.1", 0, Optional.of(TOKEN), stateFile, history, subscriberBuffer);
-        this.verticle = new ControlVerticle(config, kernel, TierStateView.NONE, hub, registry,
+        this.verticle = new ControlVerticle(config, kernel, pools, hub, registry,
                 new ControlVerticle.Timings(Duration.ofMillis(50), Duration.ofSeconds(30)));
     }
 

@@ -114,6 +114,25 @@ class MetricsAndHealthTest {
         });
     }
 
+    /** The shape of a pool's snapshot record (the Wasm pools' TierPoolState is one). */
+    record PoolSnapshot(io.nexuscore.classify.Tier tier, String engine, int queueDepth, long memoryLimitPages) {
+    }
+
+    @Test
+    void tiersShowPoolStateFromSnapshotRecords(Vertx vertx, VertxTestContext ctx) {
+        TierStateView pools = TierStateView.ofRecords(() -> java.util.Map.of(
+                io.nexuscore.classify.Tier.SMALL, new PoolSnapshot(io.nexuscore.classify.Tier.SMALL, "chicory", 3, 4096)));
+        fx = new ControlFixture(new UserSpaceKernelControl(Thresholds.DEFAULT, "test"), 4, 4, ControlFixture.tempDir(), pools);
+        fx.deploy(vertx).compose(f -> fx.get("/tiers").send()).onComplete(ctx.succeeding(r -> ctx.verify(() -> {
+            JsonArray tiers = r.bodyAsJsonObject().getJsonArray("tiers");
+            assertNull(tiers.getJsonObject(0).getValue("pool"));
+            assertEquals(new JsonObject().put("tier", "small").put("engine", "chicory").put("queue_depth", 3)
+                    .put("memory_limit_pages", 4096), tiers.getJsonObject(1).getJsonObject("pool"));
+            assertNull(tiers.getJsonObject(1).getValue("kernel_classified"), "no kernel counters in user space");
+            ctx.completeNow();
+        })));
+    }
+
     @Test
     void healthzReportsModeAndAttachment(Vertx vertx, VertxTestContext ctx) {
         deploy(vertx, ctx, new UserSpaceKernelControl(Thresholds.DEFAULT, "kernel.mode is user"), () ->
