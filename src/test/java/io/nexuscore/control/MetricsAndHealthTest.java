@@ -76,6 +76,35 @@ class MetricsAndHealthTest {
                 }))));
     }
 
+    /**
+     * What Main does: Vert.x's own HTTP metrics (vertx-micrometer-metrics) share the registry, so one
+     * scrape carries both. The combined text must still lint clean.
+     */
+    @Test
+    void vertxMetricsInTheSameRegistryStillLintClean(VertxTestContext ctx) {
+        ExternalTool.require("/usr/bin/promtool", "prometheus");
+        fx = new ControlFixture(new TestKernel(Thresholds.DEFAULT, true), 16, 16);
+        Vertx vertx = Vertx.builder()
+                .with(new io.vertx.core.VertxOptions().setMetricsOptions(
+                        new io.vertx.micrometer.MicrometerMetricsOptions().setEnabled(true)))
+                .withMetrics(new io.vertx.micrometer.MicrometerMetricsFactory(fx.registry))
+                .build();
+        fx.deploy(vertx)
+                .compose(f -> fx.get("/thresholds").send())
+                .compose(r -> fx.get("/metrics").send())
+                .compose(r -> vertx.executeBlocking(() -> List.of(
+                        ExternalTool.run(r.bodyAsString(), "/usr/bin/promtool", "check", "metrics"), r.bodyAsString())))
+                .onComplete(ar -> vertx.close())
+                .onComplete(ctx.succeeding(results -> ctx.verify(() -> {
+                    ExternalTool.Result lint = (ExternalTool.Result) results.get(0);
+                    String text = (String) results.get(1);
+                    assertTrue(text.contains("vertx_http_server_requests_total"), text);
+                    assertTrue(text.contains("nexus_threshold"), text);
+                    assertEquals(0, lint.exitCode(), "promtool check metrics:\n" + lint.output());
+                    ctx.completeNow();
+                })));
+    }
+
     private static JsonObject sample(List<JsonObject> samples, String name, String label, String value) {
         return samples.stream()
                 .filter(s -> s.getString("name").equals(name))
