@@ -17,19 +17,26 @@ import java.util.concurrent.atomic.AtomicLong;
 final class TestKernel implements KernelControl {
 
     private final UserSpaceKernelControl memory;
+    private final ThresholdStore thresholds;
     private final boolean fresh;
     private final AtomicLong nextProgramId = new AtomicLong(100);
     private volatile Map<String, Long> programIds;
 
     TestKernel(Thresholds initial, boolean fresh) {
+        this(null, initial, fresh);
+    }
+
+    /** With the given threshold store (e.g. a real pinned map) instead of memory. */
+    TestKernel(ThresholdStore store, Thresholds initial, boolean fresh) {
         this.memory = new UserSpaceKernelControl(initial, "test");
+        this.thresholds = store == null ? memory.thresholds() : store;
         this.fresh = fresh;
         this.programIds = Map.of("xdp", nextProgramId.getAndIncrement(), "tc", nextProgramId.getAndIncrement());
     }
 
     @Override
     public ThresholdStore thresholds() {
-        return memory.thresholds();
+        return thresholds;
     }
 
     @Override
