@@ -127,6 +127,10 @@ public final class DataPlaneHandler {
             rejectAndClose(request, Problems.bodyTooLarge(maxBodyBytes));
             return;
         }
+        if (request.headers().contains("Expect", "100-continue", true)) {
+            // Only now that the declared size is acceptable: a client told 413 never sends the body.
+            request.response().writeContinue();
+        }
         new BodyReader(request, endpoint, start, declared).start();
     }
 
@@ -326,6 +330,9 @@ public final class DataPlaneHandler {
         long latencyNanos = System.nanoTime() - served.start;
         metrics.request(resolution.tier(), status, latencyNanos);
         latencyRecorder.record(resolution.tier(), latencyNanos);
+        if (events == EventSink.DISCARD) {
+            return;
+        }
         Instant now = Instant.now();
         events.publish("request", new JsonObject()
                 .put("timestamp_ns", now.getEpochSecond() * 1_000_000_000L + now.getNano())

@@ -335,6 +335,26 @@ class DataPlaneTest {
         assertEquals(before + 1, errors(router, "body-too-large"));
     }
 
+    /** curl sends Expect: 100-continue for bodies over 1 KiB and waits for the 100 before sending. */
+    @Test
+    void expectContinueGetsA100OnlyWhenTheBodyFits() throws Exception {
+        String body = RouterFixture.chat(2000).encode();
+        String head = "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
+                + "Connection: close\r\nContent-Type: application/json\r\nContent-Length: ";
+        try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(5_000);
+            socket.getOutputStream().write(ascii(head + body.length() + "\r\n\r\n"));
+            byte[] interim = new byte[25];
+            int n = socket.getInputStream().readNBytes(interim, 0, interim.length);
+            assertEquals("HTTP/1.1 100 Continue\r\n\r\n", new String(interim, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().write(ascii(body));
+            String response = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
+        RawHttp.Exchange refused = RawHttp.exchange(port, ascii(head + (RouterFixture.MAX_BODY + 1) + "\r\n\r\n"));
+        assertEquals(413, refused.status(), "no 100 Continue for a body that will be refused: " + refused.response());
+    }
+
     @Test
     void chunkedBodyOverTheLimitIs413() throws Exception {
         String head = "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n";
