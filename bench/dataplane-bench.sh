@@ -6,13 +6,14 @@
 #             (stands in for the Wasm nano tier until the pools are merged)
 #   router    the real router (the jar, user-space mode) with every tier forwarding to `bare`
 # Each at concurrency 1 and 64 (closed loop, keep-alive), printing requests/s, P50 and P99 and
-# the ratios, plus the server processes' CPU time per request (user+sys from /proc, which a busy
-# shared machine distorts far less than throughput). Usage: bench/dataplane-bench.sh [SECONDS] [WARMUP_SECONDS]
+# the ratios, plus the server processes' CPU time per request over the measured window (user+sys
+# from /proc; for `router` the router plus its upstream), which a busy shared machine distorts far
+# less than throughput. Usage: bench/dataplane-bench.sh [SECONDS] [WARMUP_SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${1:-10}
-warmup=${2:-5}
+warmup=${2:-15}
 instances=${INSTANCES:-$(nproc)}
 loadgen_loops=${LOADGEN_LOOPS:-1}
 
@@ -71,12 +72,7 @@ JSON
 java -jar "$jar" --config "$tmp/router.json" > "$tmp/router.log" 2>&1 &
 router_pid=$!; pids+=($router_pid)
 
-cpu_ticks() { # user+sys clock ticks of the given processes
-  local total=0
-  for pid in "$@"; do total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done
-  echo "$total"
-}
-hz=$(getconf CLK_TCK)
+
 
 wait_port "$bare_port"; wait_port "$inline_port"; wait_port "$router_port"
 echo "# $(date -u +%FT%TZ), $(nproc) cores, ${seconds}s measured after ${warmup}s warm-up, $instances server instances, loadgen $loadgen_loops event loop(s)"
@@ -84,17 +80,12 @@ echo "# $(head -1 "$tmp/bare.log")"
 echo "# $(head -1 "$tmp/inline.log")"
 
 results="$tmp/results"
-for c in 1 64; do
+# c=64 first: the JIT warms faster under load, and the c=1 runs then meet compiled code.
+for c in 64 1; do
   for target in "bare:$bare_port:$bare_pid" "inline:$inline_port:$inline_pid" "router:$router_port:$router_pid $bare_pid"; do
     IFS=: read -r name port servers <<< "$target"
-    # shellcheck disable=SC2086
-    before=$(cpu_ticks $servers)
-    line=$(java -cp "$cp" io.nexuscore.bench.LoadGenerator "$name" "$port" /v1/chat/completions "$c" "$seconds" "$warmup" "$loadgen_loops" 2>/dev/null)
-    # shellcheck disable=SC2086
-    after=$(cpu_ticks $servers)
-    requests=$(sed -E 's/.*requests=([0-9]+).*/\1/' <<< "$line")
-    # CPU per request over warm-up + measurement, scaled by the measured share of requests: an estimate.
-    echo "$line cpu_us_per_req=$(( (after - before) * 1000000 / hz * seconds / (seconds + warmup) / (requests + 1) ))" | tee -a "$results"
+    java -cp "$cp" io.nexuscore.bench.LoadGenerator "$name" "$port" /v1/chat/completions "$c" "$seconds" "$warmup" \
+      "$loadgen_loops" "${servers// /,}" 2>/dev/null | tee -a "$results"
   done
 done
 
@@ -104,8 +95,8 @@ awk '
   END {
     printf "\nsummary\n";
     for (i = 1; i <= 2; i++) {
-      cc = (i == 1) ? 1 : 64;
-      printf "c=%-3d inline/bare rps %.0f%%  router->upstream/bare rps %.0f%%  added P50: inline %+d us, router hop %+d us  added P99 router hop %+d us  cpu/req: bare %d us, inline %d us, router+upstream %d us\n",
+      cc = (i == 1) ? 64 : 1;
+      printf "c=%-3d inline/bare rps %.0f%%  router->upstream/bare rps %.0f%%  added P50: inline %+d us, router hop %+d us  added P99 router hop %+d us  cpu/req: bare %.1f us, inline %.1f us, router+upstream %.1f us\n",
         cc, 100 * rps["inline", cc] / rps["bare", cc], 100 * rps["router", cc] / rps["bare", cc],
         p["inline", cc] - p["bare", cc], p["router", cc] - p["bare", cc], q["router", cc] - q["bare", cc],
         cpu["bare", cc], cpu["inline", cc], cpu["router", cc];

@@ -16,9 +16,11 @@ import org.HdrHistogram.Recorder;
 /**
  * Closed-loop HTTP/1.1 load: C keep-alive connections, each sending the nano request back to back
  * for a warm-up and then a measured period. Prints one line: target, concurrency, requests/s, P50,
- * P99 (µs), errors. Bounded by time, loopback only.
+ * P99 (µs), errors, and when given the server PIDs, the servers' CPU time (user + sys from /proc)
+ * per request over the measured window: a figure a busy shared machine distorts far less than
+ * throughput. Bounded by time, loopback only.
  *
- * Usage: LoadGenerator NAME PORT PATH CONCURRENCY SECONDS [WARMUP_SECONDS] [EVENT_LOOPS]
+ * Usage: LoadGenerator NAME PORT PATH CONCURRENCY SECONDS [WARMUP_SECONDS] [EVENT_LOOPS] [PID,PID...]
  */
 public final class LoadGenerator {
 
@@ -65,6 +67,8 @@ public final class LoadGenerator {
         int seconds = Integer.parseInt(args[4]);
         int warmup = args.length > 5 ? Integer.parseInt(args[5]) : 3;
         int loops = args.length > 6 ? Integer.parseInt(args[6]) : 1;
+        long[] servers = args.length > 7
+                ? java.util.Arrays.stream(args[7].split(",")).mapToLong(Long::parseLong).toArray() : new long[0];
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)
                 .setEventLoopPoolSize(loops)).build();
         LoadGenerator generator = new LoadGenerator(vertx, port, path, concurrency);
@@ -75,16 +79,34 @@ public final class LoadGenerator {
         Thread.sleep(warmup * 1000L);
         generator.recorder.reset();
         generator.measuring = true;
+        long cpuBefore = cpuTicks(servers);
         long start = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         Histogram histogram = generator.recorder.getIntervalHistogram();
+        long cpuTicks = cpuTicks(servers) - cpuBefore;
         double elapsed = (System.nanoTime() - start) / 1e9;
         generator.measuring = false;
         generator.stopped = true;
         done.await(10, TimeUnit.SECONDS);
         vertx.close().await();
-        System.out.printf("%-14s c=%-3d requests=%-8d rps=%-9.0f p50_us=%-6d p99_us=%-6d errors=%d%n",
+        System.out.printf("%-7s c=%-3d requests=%-8d rps=%-9.0f p50_us=%-6d p99_us=%-6d errors=%-3d cpu_us_per_req=%s%n",
                 name, concurrency, histogram.getTotalCount(), histogram.getTotalCount() / elapsed,
-                histogram.getValueAtPercentile(50), histogram.getValueAtPercentile(99), generator.errors.get());
+                histogram.getValueAtPercentile(50), histogram.getValueAtPercentile(99), generator.errors.get(),
+                servers.length == 0 ? "-" : String.format("%.1f",
+                        cpuTicks * (1e6 / CLOCK_TICKS_PER_SECOND) / Math.max(1, histogram.getTotalCount())));
+    }
+
+    /** USER_HZ: the unit of /proc/PID/stat times; 100 on every mainstream Linux build. */
+    private static final double CLOCK_TICKS_PER_SECOND = 100;
+
+    private static long cpuTicks(long[] pids) throws java.io.IOException {
+        long total = 0;
+        for (long pid : pids) {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+            // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            total += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        }
+        return total;
     }
 }
