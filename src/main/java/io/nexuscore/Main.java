@@ -16,6 +16,10 @@ public final class Main {
     }
 
     public static void main(String[] args) {
+        if (System.getProperty("java.util.logging.config.file") == null) {
+            // One line per record, unless the operator brought a logging config.
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
+        }
         Optional<Path> configFile;
         try {
             configFile = configFile(args);

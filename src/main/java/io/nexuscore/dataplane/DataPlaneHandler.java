@@ -329,7 +329,11 @@ public final class DataPlaneHandler {
     private void completed(Served served, Resolution resolution, Tier observed, int status) {
         long latencyNanos = System.nanoTime() - served.start;
         metrics.request(resolution.tier(), status, latencyNanos);
-        latencyRecorder.record(resolution.tier(), latencyNanos);
+        if (status < 300 || status == TierFailure.Kind.DEADLINE.httpStatus()) {
+            // Instant refusals (queue full, bad upstream) would drag the tier's P95 down and hide
+            // its overload from the feedback loop; a deadline is a true, slow latency.
+            latencyRecorder.record(resolution.tier(), latencyNanos);
+        }
         if (events == EventSink.DISCARD) {
             return;
         }

@@ -244,6 +244,11 @@ class DataPlaneTest {
                     assertTrue(event.getLong("timestamp_ns") > 1_600_000_000_000_000_000L);
                     assertTrue(event.getLong("latency_us") >= 0);
                     assertEquals(before + 1, requests("nano", "200"));
+                    String scrape = router.registry().scrape();
+                    for (String name : List.of("nexus_requests_total{", "nexus_request_latency_seconds{",
+                            "nexus_route_source_total{", "nexus_kernel_user_disagreements_total")) {
+                        assertTrue(scrape.contains(name), name + " missing from the Prometheus scrape");
+                    }
                     ctx.completeNow();
                 })));
     }

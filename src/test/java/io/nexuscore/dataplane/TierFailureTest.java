@@ -138,8 +138,9 @@ class TierFailureTest {
         RouterConfig config = RouterConfig.fromJson(RouterFixture.config(LocalOpenAiServer.start(vertx).await()));
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS),
                 VerdictSource.NONE, false, metrics);
+        List<Tier> recorded = new java.util.concurrent.CopyOnWriteArrayList<>();
         DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                EventSink.DISCARD, LatencyRecorder.NONE, null);
+                EventSink.DISCARD, (tier, nanos) -> recorded.add(tier), null);
         AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), handler);
         HttpClient client = vertx.createHttpClient();
         vertx.deployVerticle(acceptor)
@@ -155,6 +156,8 @@ class TierFailureTest {
                     }
                     assertTrue(reply.json().getString("detail").contains("injected " + kind));
                     assertEquals(1, registry.find("nexus_http_errors").tag("type", kind.label()).counter().count());
+                    assertEquals(kind == TierFailure.Kind.DEADLINE ? List.of(Tier.NANO) : List.of(), recorded,
+                            "only a deadline is a latency the feedback loop should see");
                     assertEquals(1, registry.find("nexus_requests").tag("status", String.valueOf(kind.httpStatus()))
                             .counter().count());
                     ctx.completeNow();

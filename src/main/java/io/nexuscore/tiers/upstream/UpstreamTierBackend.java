@@ -207,7 +207,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
             return new TierFailure(Kind.QUEUE_FULL, "tier " + tier.label() + ": all upstream connections busy and "
                     + "the wait queue is full", cause);
         }
-        return new TierFailure(Kind.UPSTREAM, "upstream " + endpoint + " failed: " + cause, cause);
+        String reason = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+        return new TierFailure(Kind.UPSTREAM, "upstream " + endpoint + " failed: " + reason, cause);
     }
 
     private static String truncate(String text) {
