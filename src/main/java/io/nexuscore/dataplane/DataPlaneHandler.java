@@ -48,6 +48,8 @@ public final class DataPlaneHandler {
     public static final String HEADER_SCORE = "X-NX-Score";
     public static final String HEADER_ROUTE_SOURCE = "X-NX-Route-Source";
     static final String ANONYMOUS_TENANT = "anonymous";
+    /** Status recorded (never sent) when the client left before its answer was ready, as nginx logs it. */
+    static final int CLIENT_CLOSED = 499;
 
     private static final System.Logger LOG = System.getLogger(DataPlaneHandler.class.getName());
 
@@ -259,6 +261,10 @@ public final class DataPlaneHandler {
 
     private void answer(Served served, Resolution resolution, TierReply reply, HttpServerResponse response) {
         Tier observed = reply.observedTier();
+        if (response.closed()) {
+            completed(served, resolution, observed, CLIENT_CLOSED);
+            return;
+        }
         if (observed != resolution.tier()) {
             metrics.misroute(resolution.tier(), observed);
         }
@@ -285,6 +291,7 @@ public final class DataPlaneHandler {
         stream.body().pipeTo(response).onComplete(ar -> {
             if (ar.failed()) {
                 LOG.log(Level.DEBUG, "stream from tier {0} broke off: {1}", resolution.tier().label(), ar.cause());
+                stream.cancel().run();
                 metrics.httpError(TierFailure.Kind.UPSTREAM.label());
                 served.request.connection().close();
             }

@@ -102,7 +102,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     public Future<UpstreamStream> openStream(TierRequest request) {
         return exchange(request, true).map(response -> {
             response.pause();
-            return new UpstreamStream(response.getHeader("Content-Type"), response);
+            return new UpstreamStream(response.getHeader("Content-Type"), response, () -> response.request().reset());
         });
     }
 
