@@ -5,6 +5,8 @@
 #   inline    the router's data plane in front of an in-process tier that answers at once
 #             (stands in for the Wasm nano tier until the pools are merged)
 #   router    the real router (the jar, user-space mode) with every tier forwarding to `bare`
+#   nginx     Debian nginx-light proxying to `bare` over a keepalive upstream (when installed:
+#             apt-get install nginx-light), the reference for what one proxy hop costs here
 # Each at concurrency 1 and 64 (closed loop, keep-alive), printing requests/s, P50 and P99 and
 # the ratios, plus the server processes' CPU time per request over the measured window (user+sys
 # from /proc; for `router` the router plus its upstream), which a busy shared machine distorts far
@@ -74,6 +76,35 @@ router_pid=$!; pids+=($router_pid)
 
 
 
+targets=("bare:$bare_port:$bare_pid" "inline:$inline_port:$inline_pid" "router:$router_port:$router_pid $bare_pid")
+if command -v nginx > /dev/null; then
+  nginx_port=$(free_port)
+  mkdir -p "$tmp/nginx"
+  cat > "$tmp/nginx.conf" <<NGINX
+worker_processes $instances;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $tmp/nginx/body; proxy_temp_path $tmp/nginx/proxy;
+  fastcgi_temp_path $tmp/nginx/fastcgi; uwsgi_temp_path $tmp/nginx/uwsgi; scgi_temp_path $tmp/nginx/scgi;
+  upstream bare { server 127.0.0.1:$bare_port; keepalive 64; }
+  server {
+    listen 127.0.0.1:$nginx_port;
+    location / { proxy_pass http://bare; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+NGINX
+  nginx -c "$tmp/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
+  nginx_pid=$!; pids+=($nginx_pid)
+  wait_port "$nginx_port"
+  nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
+  targets+=("nginx:$nginx_port:$nginx_pid $nginx_workers$bare_pid")
+else
+  echo "# nginx not installed (apt-get install nginx-light): no nginx comparison" >&2
+fi
+
 wait_port "$bare_port"; wait_port "$inline_port"; wait_port "$router_port"
 echo "# $(date -u +%FT%TZ), $(nproc) cores, ${seconds}s measured after ${warmup}s warm-up, $instances server instances, loadgen $loadgen_loops event loop(s)"
 echo "# $(head -1 "$tmp/bare.log")"
@@ -82,7 +113,7 @@ echo "# $(head -1 "$tmp/inline.log")"
 results="$tmp/results"
 # c=64 first: the JIT warms faster under load, and the c=1 runs then meet compiled code.
 for c in 64 1; do
-  for target in "bare:$bare_port:$bare_pid" "inline:$inline_port:$inline_pid" "router:$router_port:$router_pid $bare_pid"; do
+  for target in "${targets[@]}"; do
     IFS=: read -r name port servers <<< "$target"
     java -cp "$cp" io.nexuscore.bench.LoadGenerator "$name" "$port" /v1/chat/completions "$c" "$seconds" "$warmup" \
       "$loadgen_loops" "${servers// /,}" 2>/dev/null | tee -a "$results"
@@ -100,6 +131,10 @@ awk '
         cc, 100 * rps["inline", cc] / rps["bare", cc], 100 * rps["router", cc] / rps["bare", cc],
         p["inline", cc] - p["bare", cc], p["router", cc] - p["bare", cc], q["router", cc] - q["bare", cc],
         cpu["bare", cc], cpu["inline", cc], cpu["router", cc];
+      if (("nginx", cc) in rps)
+        printf "       nginx->upstream/bare rps %.0f%%  added P50 nginx hop %+d us  added P99 nginx hop %+d us  cpu/req nginx+upstream %.1f us  router/nginx rps %.0f%%\n",
+          100 * rps["nginx", cc] / rps["bare", cc], p["nginx", cc] - p["bare", cc], q["nginx", cc] - q["bare", cc],
+          cpu["nginx", cc], 100 * rps["router", cc] / rps["nginx", cc];
     }
   }' "$results"
 

@@ -186,18 +186,27 @@ public final class RouterRuntime implements AutoCloseable {
         return acceptors.get(0).actualPort();
     }
 
+    /**
+     * Stops accepting (undeploys every verticle), then closes the tiers, the data path (detaching
+     * the kernel programs) and Vert.x, in that order, so no request meets a closed tier.
+     */
     @Override
     public void close() {
         try {
-            vertx.close().await(10, TimeUnit.SECONDS);
+            Future.all(vertx.deploymentIDs().stream().map(vertx::undeploy).toList()).await(10, TimeUnit.SECONDS);
         } catch (Exception e) {
-            LOG.log(Level.WARNING, "vert.x did not close within 10 s", e);
+            LOG.log(Level.WARNING, "verticles did not stop within 10 s", e);
         }
         backends.values().forEach(RouterRuntime::closeQuietly);
         if (resolverPool != null) {
             closeQuietly(resolverPool::close);
         }
         closeQuietly(dataPath.resources());
+        try {
+            vertx.close().await(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "vert.x did not close within 10 s", e);
+        }
         registry.close();
     }
 
