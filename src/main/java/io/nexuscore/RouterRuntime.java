@@ -142,6 +142,9 @@ public final class RouterRuntime implements AutoCloseable {
      * TODO(merge, kernel): in AUTO/KERNEL mode open io.nexuscore.bpf.KernelDataPath (load, attach,
      * pin) and return its VerdictSource and ThresholdStore with blocking = true, its latency ring as
      * the LatencyRecorder and itself as the resources; AUTO falls back to user space when it cannot load.
+     * Upstream tiers read the thresholds on an event loop (for the observed tier only): if the kernel
+     * store's read() is a syscall rather than an mmap-ed array read, hand them a snapshot refreshed
+     * off the loop instead.
      */
     static DataPath dataPath(RouterConfig config) {
         if (config.kernel().mode() == KernelConfig.Mode.KERNEL) {

@@ -57,7 +57,7 @@ public final class DataPlaneHandler {
     private final String tenantHeader;
     private final TierResolver resolver;
     private final Map<Tier, TierBackend> backends;
-    private final JsonObject models;
+    private final Buffer models;
     private final DataPlaneMetrics metrics;
     private final EventSink events;
     private final LatencyRecorder latencyRecorder;
@@ -80,7 +80,7 @@ public final class DataPlaneHandler {
         this.models = OpenAiResponses.models(models.entrySet().stream()
                 .map(e -> new JsonObject().put("id", e.getValue()).put("object", "model").put("created", 0)
                         .put("owned_by", "nexuscore").put("tier", e.getKey().label()))
-                .toList());
+                .toList()).toBuffer();
         this.metrics = metrics;
         this.events = events;
         this.latencyRecorder = latencyRecorder;
@@ -120,7 +120,7 @@ public final class DataPlaneHandler {
             return;
         }
         if (endpoint.kind() == Endpoint.Kind.MODELS) {
-            request.response().putHeader("Content-Type", "application/json").end(models.toBuffer());
+            request.response().putHeader("Content-Type", "application/json").end(models.copy());
             return;
         }
         long declared = declaredLength(request);
@@ -136,7 +136,7 @@ public final class DataPlaneHandler {
         new BodyReader(request, endpoint, start, declared).start();
     }
 
-    /** Content-Length, or -1 when absent (chunked); a garbled one is a 400. */
+    /** Content-Length, or -1 when absent (chunked). Netty already refused a garbled one (400). */
     private static long declaredLength(HttpServerRequest request) {
         String header = request.getHeader("Content-Length");
         if (header == null) {
