@@ -328,6 +328,16 @@ class DataPlaneTest {
     }
 
     @Test
+    void oversizedHeadIs431AndCountedAsMalformedHttp() throws Exception {
+        double before = errors(router, "malformed-http");
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/completions HTTP/1.1\r\nHost: x\r\nX-Big: "
+                + "b".repeat(16 * 1024) + "\r\n\r\n"));
+        assertEquals(431, exchange.status(), exchange.response());
+        assertEquals(Problem.TYPE_BASE + "malformed-http", new JsonObject(exchange.body()).getString("type"));
+        assertEquals(before + 1, errors(router, "malformed-http"));
+    }
+
+    @Test
     void declaredBodyOverTheLimitIs413BeforeTheBodyIsSent() throws Exception {
         double before = errors(router, "body-too-large");
         // Only the head goes out: a 413 that arrives proves the router did not wait for the body.
