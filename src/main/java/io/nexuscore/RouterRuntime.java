@@ -1,0 +1,223 @@
+package io.nexuscore;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.classify.VerdictSource;
+import io.nexuscore.config.ConfigException;
+import io.nexuscore.config.KernelConfig;
+import io.nexuscore.config.RouterConfig;
+import io.nexuscore.config.TierConfig;
+import io.nexuscore.dataplane.AcceptorVerticle;
+import io.nexuscore.dataplane.DataPlaneHandler;
+import io.nexuscore.dataplane.DataPlaneMetrics;
+import io.nexuscore.dataplane.LatencyRecorder;
+import io.nexuscore.dataplane.TierResolver;
+import io.nexuscore.events.EventSink;
+import io.nexuscore.tiers.TierBackend;
+import io.nexuscore.tiers.upstream.UpstreamTierBackend;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.WorkerExecutor;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One running router: Vert.x, the metrics registry, the data path (kernel or user space), the tier
+ * backends, the data-plane acceptors and the control plane. {@link #close()} releases all of it.
+ *
+ * The points where other features plug in are the small methods marked {@code TODO(merge)}.
+ */
+public final class RouterRuntime implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(RouterRuntime.class.getName());
+
+    /**
+     * How requests get their verdicts and thresholds.
+     *
+     * @param mode       "kernel" or "user", for logs and /healthz
+     * @param verdicts   per-request kernel verdicts (NONE in user space)
+     * @param thresholds the live thresholds
+     * @param blocking   true when reading verdicts or thresholds is a syscall
+     * @param latency    where completed-request latencies go (the kernel feedback loop)
+     * @param resources  what to release on close (detach programs, close maps)
+     */
+    public record DataPath(String mode, VerdictSource verdicts, ThresholdStore thresholds, boolean blocking,
+                           LatencyRecorder latency, AutoCloseable resources) {
+    }
+
+    private final Vertx vertx;
+    private final PrometheusMeterRegistry registry;
+    private final DataPath dataPath;
+    private final Map<Tier, TierBackend> backends;
+    private final WorkerExecutor resolverPool;
+    private final List<AcceptorVerticle> acceptors;
+
+    private RouterRuntime(Vertx vertx, PrometheusMeterRegistry registry, DataPath dataPath,
+                          Map<Tier, TierBackend> backends, WorkerExecutor resolverPool, List<AcceptorVerticle> acceptors) {
+        this.vertx = vertx;
+        this.registry = registry;
+        this.dataPath = dataPath;
+        this.backends = backends;
+        this.resolverPool = resolverPool;
+        this.acceptors = acceptors;
+    }
+
+    /** Starts everything from a validated config; on failure, releases what was started. */
+    public static RouterRuntime start(RouterConfig config) {
+        return start(config, null);
+    }
+
+    /** As {@link #start(RouterConfig)}, publishing events to {@code events} instead of the event hub. */
+    public static RouterRuntime start(RouterConfig config, EventSink events) {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)).build();
+        List<AutoCloseable> started = new ArrayList<>();
+        try {
+            if (!vertx.isNativeTransportEnabled()) {
+                LOG.log(Level.WARNING, "native epoll transport unavailable ({0}): SO_MARK tenant floors are off",
+                        String.valueOf(vertx.unavailableNativeTransportCause()));
+            }
+            DataPath dataPath = dataPath(config);
+            started.add(dataPath.resources());
+            EventSink sink = events != null ? events : eventSink(config);
+
+            Map<Tier, TierBackend> backends = new EnumMap<>(Tier.class);
+            Map<Tier, String> models = new EnumMap<>(Tier.class);
+            for (Tier tier : Tier.values()) {
+                TierConfig tierConfig = config.tier(tier);
+                TierBackend backend = tierConfig.upstream().isPresent()
+                        ? new UpstreamTierBackend(vertx, tierConfig, dataPath.thresholds()::read)
+                        : wasmTierBackend(vertx, tierConfig, registry);
+                started.add(backend);
+                backends.put(tier, backend);
+                models.put(tier, tierConfig.model());
+            }
+
+            int instances = config.dataPlane().effectiveInstances();
+            WorkerExecutor resolverPool = dataPath.blocking()
+                    ? vertx.createSharedWorkerExecutor("nexus-resolver", instances) : null;
+            if (resolverPool != null) {
+                started.add(resolverPool::close);
+            }
+            DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
+            TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), dataPath.thresholds(),
+                    dataPath.verdicts(), dataPath.blocking(), metrics);
+            DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
+                    sink, dataPath.latency(), resolverPool);
+
+            List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
+            vertx.deployVerticle(() -> {
+                AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), handler);
+                acceptors.add(acceptor);
+                return acceptor;
+            }, new DeploymentOptions().setInstances(instances)).await();
+            deployControlPlane(vertx, config, registry, dataPath, sink).await();
+
+            LOG.log(Level.INFO, "nexuscore: data plane on {0}:{1} ({2} acceptors, native transport {3}, {4} mode)",
+                    config.dataPlane().host(), String.valueOf(acceptors.get(0).actualPort()), instances,
+                    vertx.isNativeTransportEnabled() ? "on" : "off", dataPath.mode());
+            return new RouterRuntime(vertx, registry, dataPath, backends, resolverPool, List.copyOf(acceptors));
+        } catch (RuntimeException e) {
+            for (int i = started.size() - 1; i >= 0; i--) {
+                closeQuietly(started.get(i));
+            }
+            vertx.close().await();
+            registry.close();
+            throw e;
+        }
+    }
+
+    /**
+     * TODO(merge, kernel): in AUTO/KERNEL mode open io.nexuscore.bpf.KernelDataPath (load, attach,
+     * pin) and return its VerdictSource and ThresholdStore with blocking = true, its latency ring as
+     * the LatencyRecorder and itself as the resources; AUTO falls back to user space when it cannot load.
+     * Upstream tiers read the thresholds on an event loop (for the observed tier only): if the kernel
+     * store's read() is a syscall rather than an mmap-ed array read, hand them a snapshot refreshed
+     * off the loop instead.
+     */
+    static DataPath dataPath(RouterConfig config) {
+        if (config.kernel().mode() == KernelConfig.Mode.KERNEL) {
+            throw new ConfigException("kernel.mode is kernel, but this build has no kernel data path");
+        }
+        return new DataPath("user", VerdictSource.NONE, new InMemoryThresholdStore(config.scoring().thresholds()),
+                false, LatencyRecorder.NONE, () -> { });
+    }
+
+    /** TODO(merge, Wasm): return io.nexuscore.tiers.TierPools' pool for this tier. */
+    static TierBackend wasmTierBackend(Vertx vertx, TierConfig tier, PrometheusMeterRegistry registry) {
+        throw new ConfigException("tiers." + tier.tier().label()
+                + " has no upstream, and this build has no Wasm tier pools: configure tiers."
+                + tier.tier().label() + ".upstream");
+    }
+
+    /** TODO(merge, control): the control plane's io.nexuscore.control.EventHub. */
+    static EventSink eventSink(RouterConfig config) {
+        return EventSink.DISCARD;
+    }
+
+    /** TODO(merge, control): deploy io.nexuscore.control.ControlVerticle on config.control(). */
+    static Future<?> deployControlPlane(Vertx vertx, RouterConfig config, PrometheusMeterRegistry registry,
+                                        DataPath dataPath, EventSink events) {
+        return Future.succeededFuture();
+    }
+
+    public Vertx vertx() {
+        return vertx;
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    public DataPath dataPath() {
+        return dataPath;
+    }
+
+    /** The data plane's bound port. */
+    public int dataPlanePort() {
+        return acceptors.get(0).actualPort();
+    }
+
+    /**
+     * Stops accepting (undeploys every verticle), then closes the tiers, the data path (detaching
+     * the kernel programs) and Vert.x, in that order, so no request meets a closed tier.
+     */
+    @Override
+    public void close() {
+        try {
+            Future.all(vertx.deploymentIDs().stream().map(vertx::undeploy).toList()).await(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "verticles did not stop within 10 s", e);
+        }
+        backends.values().forEach(RouterRuntime::closeQuietly);
+        if (resolverPool != null) {
+            closeQuietly(resolverPool::close);
+        }
+        closeQuietly(dataPath.resources());
+        try {
+            vertx.close().await(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "vert.x did not close within 10 s", e);
+        }
+        registry.close();
+    }
+
+    private static void closeQuietly(AutoCloseable resource) {
+        try {
+            resource.close();
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "close failed: " + e, e);
+        }
+    }
+}
