@@ -16,7 +16,15 @@ import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
 import io.nexuscore.dataplane.LatencyRecorder;
 import io.nexuscore.dataplane.TierResolver;
+import io.nexuscore.control.ControlVerticle;
+import io.nexuscore.control.EventHub;
+import io.nexuscore.control.KernelControl;
+import io.nexuscore.control.TierStateView;
+import io.nexuscore.control.UserSpaceKernelControl;
 import io.nexuscore.events.EventSink;
+import io.nexuscore.tiers.TierPoolState;
+import io.nexuscore.tiers.TierPools;
+import io.nexuscore.tiers.TierStats;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.upstream.UpstreamTierBackend;
 import io.vertx.core.DeploymentOptions;
@@ -36,7 +44,6 @@ import java.util.concurrent.TimeUnit;
  * One running router: Vert.x, the metrics registry, the data path (kernel or user space), the tier
  * backends, the data-plane acceptors and the control plane. {@link #close()} releases all of it.
  *
- * The points where other features plug in are the small methods marked {@code TODO(merge)}.
  */
 public final class RouterRuntime implements AutoCloseable {
 
@@ -45,15 +52,24 @@ public final class RouterRuntime implements AutoCloseable {
     /**
      * How requests get their verdicts and thresholds.
      *
-     * @param mode       "kernel" or "user", for logs and /healthz
-     * @param verdicts   per-request kernel verdicts (NONE in user space)
-     * @param thresholds the live thresholds
-     * @param blocking   true when reading verdicts or thresholds is a syscall
-     * @param latency    where completed-request latencies go (the kernel feedback loop)
-     * @param resources  what to release on close (detach programs, close maps)
+     * @param control   the classifier as the control plane sees it (thresholds, tenants, reload)
+     * @param verdicts  per-request kernel verdicts (NONE in user space)
+     * @param blocking  true when reading verdicts or thresholds is a syscall
+     * @param latency   where completed-request latencies go (the kernel feedback loop)
+     * @param resources what to release on close (detach programs, close maps)
      */
-    public record DataPath(String mode, VerdictSource verdicts, ThresholdStore thresholds, boolean blocking,
+    public record DataPath(KernelControl control, VerdictSource verdicts, boolean blocking,
                            LatencyRecorder latency, AutoCloseable resources) {
+
+        /** "kernel" or "user", for logs and /healthz. */
+        public String mode() {
+            return control.mode();
+        }
+
+        /** The live thresholds, shared by the data plane and the control plane. */
+        public ThresholdStore thresholds() {
+            return control.thresholds();
+        }
     }
 
     private final Vertx vertx;
@@ -90,16 +106,18 @@ public final class RouterRuntime implements AutoCloseable {
             }
             DataPath dataPath = dataPath(config);
             started.add(dataPath.resources());
-            EventSink sink = events != null ? events : eventSink(config);
+            EventHub hub = EventHub.from(config.control(), registry);
+            EventSink sink = events != null ? events : hub;
+            Map<Tier, TierBackend> pools = TierPools.create(config, registry);
+            started.addAll(pools.values());
 
             Map<Tier, TierBackend> backends = new EnumMap<>(Tier.class);
             Map<Tier, String> models = new EnumMap<>(Tier.class);
             for (Tier tier : Tier.values()) {
                 TierConfig tierConfig = config.tier(tier);
                 TierBackend backend = tierConfig.upstream().isPresent()
-                        ? new UpstreamTierBackend(vertx, tierConfig, dataPath.thresholds()::read)
-                        : wasmTierBackend(vertx, tierConfig, registry);
-                started.add(backend);
+                        ? startedBy(started, new UpstreamTierBackend(vertx, tierConfig, dataPath.thresholds()::read))
+                        : pools.get(tier);
                 backends.put(tier, backend);
                 models.put(tier, tierConfig.model());
             }
@@ -122,7 +140,7 @@ public final class RouterRuntime implements AutoCloseable {
                 acceptors.add(acceptor);
                 return acceptor;
             }, new DeploymentOptions().setInstances(instances)).await();
-            deployControlPlane(vertx, config, registry, dataPath, sink).await();
+            deployControlPlane(vertx, config, registry, dataPath, hub, backends).await();
 
             LOG.log(Level.INFO, "nexuscore: data plane on {0}:{1} ({2} acceptors, native transport {3}, {4} mode)",
                     config.dataPlane().host(), String.valueOf(acceptors.get(0).actualPort()), instances,
@@ -139,37 +157,37 @@ public final class RouterRuntime implements AutoCloseable {
     }
 
     /**
-     * TODO(merge, kernel): in AUTO/KERNEL mode open io.nexuscore.bpf.KernelDataPath (load, attach,
-     * pin) and return its VerdictSource and ThresholdStore with blocking = true, its latency ring as
-     * the LatencyRecorder and itself as the resources; AUTO falls back to user space when it cannot load.
-     * Upstream tiers read the thresholds on an event loop (for the observed tier only): if the kernel
-     * store's read() is a syscall rather than an mmap-ed array read, hand them a snapshot refreshed
-     * off the loop instead.
+     * TODO(merge, kernel): in AUTO/KERNEL mode open io.nexuscore.bpf.KernelDataPath.
      */
     static DataPath dataPath(RouterConfig config) {
         if (config.kernel().mode() == KernelConfig.Mode.KERNEL) {
             throw new ConfigException("kernel.mode is kernel, but this build has no kernel data path");
         }
-        return new DataPath("user", VerdictSource.NONE, new InMemoryThresholdStore(config.scoring().thresholds()),
-                false, LatencyRecorder.NONE, () -> { });
+        UserSpaceKernelControl control = new UserSpaceKernelControl(
+                new InMemoryThresholdStore(config.scoring().thresholds()), "kernel.mode is user");
+        return new DataPath(control, VerdictSource.NONE, false, LatencyRecorder.NONE, () -> { });
     }
 
-    /** TODO(merge, Wasm): return io.nexuscore.tiers.TierPools' pool for this tier. */
-    static TierBackend wasmTierBackend(Vertx vertx, TierConfig tier, PrometheusMeterRegistry registry) {
-        throw new ConfigException("tiers." + tier.tier().label()
-                + " has no upstream, and this build has no Wasm tier pools: configure tiers."
-                + tier.tier().label() + ".upstream");
-    }
-
-    /** TODO(merge, control): the control plane's io.nexuscore.control.EventHub. */
-    static EventSink eventSink(RouterConfig config) {
-        return EventSink.DISCARD;
-    }
-
-    /** TODO(merge, control): deploy io.nexuscore.control.ControlVerticle on config.control(). */
+    /** The control plane, over the same thresholds, events and registry as the data plane. */
     static Future<?> deployControlPlane(Vertx vertx, RouterConfig config, PrometheusMeterRegistry registry,
-                                        DataPath dataPath, EventSink events) {
-        return Future.succeededFuture();
+                                        DataPath dataPath, EventHub events, Map<Tier, TierBackend> backends) {
+        Map<Tier, TierStats> pools = new EnumMap<>(Tier.class);
+        backends.forEach((tier, backend) -> {
+            if (backend instanceof TierStats stats) {
+                pools.put(tier, stats);
+            }
+        });
+        TierStateView view = TierStateView.ofRecords(() -> {
+            Map<Tier, TierPoolState> states = new EnumMap<>(Tier.class);
+            pools.forEach((tier, stats) -> states.put(tier, stats.state()));
+            return states;
+        });
+        return vertx.deployVerticle(new ControlVerticle(config.control(), dataPath.control(), view, events, registry));
+    }
+
+    private static TierBackend startedBy(List<AutoCloseable> started, TierBackend backend) {
+        started.add(backend);
+        return backend;
     }
 
     public Vertx vertx() {

@@ -25,7 +25,12 @@ public final class UserSpaceKernelControl implements KernelControl {
      * @param reason  why the router runs in user space (shown by /healthz), e.g. "kernel.mode is user"
      */
     public UserSpaceKernelControl(Thresholds initial, String reason) {
-        this.thresholds = new InMemoryThresholdStore(initial);
+        this(new InMemoryThresholdStore(initial), reason);
+    }
+
+    /** Over a store the data plane reads too, so a PATCH changes the next request's tier. */
+    public UserSpaceKernelControl(ThresholdStore thresholds, String reason) {
+        this.thresholds = thresholds;
         this.reason = reason;
     }
 
