@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * NexusCore kernel data path: one object holding the XDP classifier and the TC ingress chain,
+ * so that both share one set of map definitions and one .rodata, and a reload swaps both from
+ * one file.
+ *
+ *   xdp  nexus_classify      score each HTTP request head sent to a data-plane port; store the
+ *                            verdict per 4-tuple in routing_decisions; count it in tier_counters
+ *   tc   nexus_tc_classify   same scoring on the skb (no map writes); SYN detection
+ *        -> nexus_tc_policy  tenant_policy floor for the source address (tail call, tc_chain[1])
+ *        -> nexus_tc_mark    skb->mark (tail call, tc_chain[2]); see NEXUS_MARK in nexus_shared.h
+ *
+ * The scoring algorithm is io.nexuscore.classify.Scorer's (see its javadoc) applied to the head
+ * as io.nexuscore.classify.RequestHeadParser reads it; a parity test keeps the three equal.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "nexus_shared.h"
+
+#define ETH_P_IP 0x0800
+#define ETH_HLEN 14
+#define TC_ACT_OK 0
+#define TCP_FLAG_SYN 0x02
+#define TCP_FLAG_ACK 0x10
+#define IP_FRAGMENT_MASK 0x3fff /* MF flag and fragment offset */
+
+#define FNV_OFFSET 0x811c9dc5u
+#define FNV_PRIME 0x01000193u
+
+/* Keywords as the rolling window holds them: three lower-cased bytes, oldest highest. */
+#define KW_SUM 0x73756du
+#define KW_REF 0x726566u
+#define KW_GEN 0x67656eu
+#define KW_ANA 0x616e61u
+
+/* "content-length:" as two little-endian words, so no string lands in .rodata. */
+#define CL_NAME_LEN 15
+#define CL_NAME_LO 0x2d746e65746e6f63ull /* "content-" */
+#define CL_NAME_HI 0x003a6874676e656cull /* "length:"  */
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Load-time settings (ScoreWeights, data-plane ports): the loader rewrites them before load. */
+const volatile struct load_settings settings = {
+	.weight_sum = 10,
+	.weight_ref = 15,
+	.weight_gen = 20,
+	.weight_ana = 25,
+	.ports = { 8080 },
+};
+
+/* Latest verdict per client connection; LRU so idle connections age out. Read by the data plane. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1000000);
+	__type(key, struct flow_key);
+	__type(value, struct routing_decision);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} routing_decisions SEC(".maps");
+
+/* Live tier thresholds (key 0), written by the control plane and the feedback loop. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct score_thresholds);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} score_thresholds SEC(".maps");
+
+/* Verdicts per tier (key TIER_*), per CPU so the hot path never contends. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TIER_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} tier_counters SEC(".maps");
+
+/* Connection-level rule: IPv4 source prefix -> tier floor, applied to the SYN's mark. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct tenant_key);
+	__type(value, struct tenant_floor);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} tenant_policy SEC(".maps");
+
+/* TC tail-call chain (slots TC_SLOT_*). Pinned: an unpinned array is emptied when the loader exits. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} tc_chain SEC(".maps");
+
+/* Copy of the head being scored. Scratch space, not state: not pinned. */
+struct head_buf {
+	__u8 bytes[HEAD_WINDOW];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct head_buf);
+} head_scratch SEC(".maps");
+
+/* A TCP segment to a data-plane port, as parse_tcp() finds it. */
+struct tcp_facts {
+	struct flow_key key;
+	__u32 payload_off; /* from the start of the Ethernet header */
+	__u32 payload_len; /* from the IPv4 total length */
+	__u8 flags;        /* TCP flags byte (CWR..FIN) */
+};
+
+struct verdict {
+	__u64 body_len;
+	__u32 request_line_hash;
+	__u8 score;
+	__u8 tier;
+};
+
+enum { PHASE_LINE, PHASE_HEADERS };
+enum { CL_NONE, CL_NAME, CL_VALUE, CL_DIGITS };
+enum { KW_BIT_SUM = 1, KW_BIT_REF = 2, KW_BIT_GEN = 4, KW_BIT_ANA = 8 };
+
+/* bpf_loop state; lives on the caller's stack (a map value would not do for bpf_loop's ctx). */
+struct scan_state {
+	__u8 *buf;
+	__u64 cl_value;
+	__u32 phase;
+	__u32 line_len;
+	__u32 hash;
+	__u32 window;    /* last three request-line bytes, lower-cased */
+	__u32 keywords;  /* KW_BIT_* */
+	__u32 tail;      /* last four bytes, for "\r\n\r\n" */
+	__u32 head_end;  /* offset just past "\r\n\r\n"; 0 while not seen */
+	__u32 cl_state;
+	__u32 cl_pos;
+	__u32 cl_found;
+};
+
+static __always_inline int load_bytes(void *ctx, bool xdp, __u32 off, void *dst, __u32 len)
+{
+	return xdp ? bpf_xdp_load_bytes(ctx, off, dst, len) : bpf_skb_load_bytes(ctx, off, dst, len);
+}
+
+static __always_inline bool is_dataplane_port(__u16 port)
+{
+#pragma unroll
+	for (int i = 0; i < MAX_PORTS; i++) {
+		if (settings.ports[i] != 0 && settings.ports[i] == port)
+			return true;
+	}
+	return false;
+}
+
+/* Ethernet / IPv4 / TCP to a data-plane port, unfragmented, lengths consistent; else -1. */
+static __always_inline int parse_tcp(void *ctx, bool xdp, __u32 frame_len, struct tcp_facts *f)
+{
+	struct ethhdr eth;
+	struct iphdr ip;
+	struct tcphdr tcp;
+
+	if (load_bytes(ctx, xdp, 0, &eth, sizeof(eth)) < 0 || eth.h_proto != bpf_htons(ETH_P_IP))
+		return -1;
+	if (load_bytes(ctx, xdp, ETH_HLEN, &ip, sizeof(ip)) < 0)
+		return -1;
+	if (ip.version != 4 || ip.ihl < 5 || ip.protocol != IPPROTO_TCP ||
+	    (ip.frag_off & bpf_htons(IP_FRAGMENT_MASK)))
+		return -1;
+	__u32 ip_hlen = ip.ihl * 4;
+	__u32 tot_len = bpf_ntohs(ip.tot_len);
+	if (tot_len < ip_hlen + sizeof(tcp) || ETH_HLEN + tot_len > frame_len)
+		return -1;
+	if (load_bytes(ctx, xdp, ETH_HLEN + ip_hlen, &tcp, sizeof(tcp)) < 0)
+		return -1;
+	if (!is_dataplane_port(bpf_ntohs(tcp.dest)))
+		return -1;
+	__u32 tcp_hlen = tcp.doff * 4;
+	if (tcp_hlen < sizeof(tcp) || ip_hlen + tcp_hlen > tot_len)
+		return -1;
+
+	f->key.src_ip = ip.saddr;
+	f->key.dst_ip = ip.daddr;
+	f->key.src_port = tcp.source;
+	f->key.dst_port = tcp.dest;
+	f->payload_off = ETH_HLEN + ip_hlen + tcp_hlen;
+	f->payload_len = tot_len - ip_hlen - tcp_hlen;
+	f->flags = ((__u8 *)&tcp)[13];
+	return 0;
+}
+
+/* One byte of the head: request line (hash, keywords), then headers (Content-Length, end). */
+static long scan_byte(__u64 index, void *arg)
+{
+	struct scan_state *s = arg;
+	__u32 i = (__u32)index;
+	__u8 c = s->buf[i & (HEAD_WINDOW - 1)];
+
+	if (s->phase == PHASE_LINE) {
+		if (c != '\r' && c != '\n') {
+			if (s->line_len < REQUEST_LINE_MAX) {
+				s->hash = (s->hash ^ c) * FNV_PRIME;
+				s->window = ((s->window << 8) | (c | 0x20)) & 0xffffff;
+				if (s->window == KW_SUM)
+					s->keywords |= KW_BIT_SUM;
+				else if (s->window == KW_REF)
+					s->keywords |= KW_BIT_REF;
+				else if (s->window == KW_GEN)
+					s->keywords |= KW_BIT_GEN;
+				else if (s->window == KW_ANA)
+					s->keywords |= KW_BIT_ANA;
+				s->line_len++;
+			}
+			goto tail;
+		}
+		s->phase = PHASE_HEADERS; /* the CR or LF that ends the line is a header-section byte */
+	}
+
+	if (s->cl_state == CL_NAME) {
+		__u32 p = s->cl_pos & 15;
+		__u64 word = p < 8 ? CL_NAME_LO : CL_NAME_HI;
+		__u8 want = (word >> ((p & 7) * 8)) & 0xff;
+		if ((c | 0x20) != want)
+			s->cl_state = CL_NONE;
+		else if (++s->cl_pos == CL_NAME_LEN)
+			s->cl_state = CL_VALUE;
+	} else if (s->cl_state == CL_VALUE) {
+		if (c >= '0' && c <= '9') {
+			s->cl_value = c - '0';
+			s->cl_state = CL_DIGITS;
+		} else if (c != ' ' && c != '\t') {
+			s->cl_state = CL_NONE; /* no digits: the header is ignored */
+		}
+	} else if (s->cl_state == CL_DIGITS) {
+		if (c >= '0' && c <= '9') {
+			s->cl_value = s->cl_value * 10 + (c - '0');
+			if (s->cl_value > CONTENT_LENGTH_MAX)
+				s->cl_value = CONTENT_LENGTH_MAX;
+		} else {
+			s->cl_found = 1; /* the first complete Content-Length decides: stop */
+			return 1;
+		}
+	}
+	if (c == '\n') {
+		s->cl_state = CL_NAME;
+		s->cl_pos = 0;
+	}
+
+tail:
+	s->tail = (s->tail << 8) | c;
+	if (s->tail == 0x0d0a0d0a) {
+		s->head_end = i + 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* 3 to 7 upper-case letters then a space: the start of a request head. */
+static __always_inline bool starts_request(const __u8 *b, __u32 len)
+{
+#pragma unroll
+	for (__u32 i = 0; i < 8; i++) {
+		if (i >= len)
+			return false;
+		if (b[i] == ' ')
+			return i >= 3;
+		if (b[i] < 'A' || b[i] > 'Z')
+			return false;
+	}
+	return false;
+}
+
+static __always_inline __u8 tier_for(__u32 score)
+{
+	__u32 zero = 0;
+	struct score_thresholds *t = bpf_map_lookup_elem(&score_thresholds, &zero);
+	__u32 nano_max = t ? t->nano_max : 60;
+	__u32 small_max = t ? t->small_max : 130;
+
+	if (score <= nano_max)
+		return TIER_NANO;
+	return score <= small_max ? TIER_SMALL : TIER_LARGE;
+}
+
+/* Score the request head that starts this segment's payload; -1 when it does not start one. */
+static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_facts *f, struct verdict *v)
+{
+	__u32 zero = 0;
+	struct head_buf *hb = bpf_map_lookup_elem(&head_scratch, &zero);
+	if (!hb)
+		return -1;
+
+	__u32 len = f->payload_len;
+	if (len > HEAD_WINDOW)
+		len = HEAD_WINDOW;
+	if (len < 4)
+		return -1;
+	if (load_bytes(ctx, xdp, f->payload_off, hb->bytes, len) < 0)
+		return -1;
+	if (!starts_request(hb->bytes, len))
+		return -1;
+
+	struct scan_state s = {
+		.buf = hb->bytes,
+		.hash = FNV_OFFSET,
+	};
+	bpf_loop(len, scan_byte, &s, 0);
+
+	__u64 body_len = 0;
+	if (s.cl_found)
+		body_len = s.cl_value;
+	else if (s.head_end)
+		body_len = f->payload_len - s.head_end;
+
+	__u64 score = body_len >> 2;
+	if (s.keywords & KW_BIT_SUM)
+		score += settings.weight_sum;
+	if (s.keywords & KW_BIT_REF)
+		score += settings.weight_ref;
+	if (s.keywords & KW_BIT_GEN)
+		score += settings.weight_gen;
+	if (s.keywords & KW_BIT_ANA)
+		score += settings.weight_ana;
+	if (score > 255)
+		score = 255;
+
+	v->body_len = body_len;
+	v->request_line_hash = s.hash;
+	v->score = score;
+	v->tier = tier_for(score);
+	return 0;
+}
+
+SEC("xdp")
+int nexus_classify(struct xdp_md *ctx)
+{
+	struct tcp_facts f = {};
+	struct verdict v;
+
+	if (parse_tcp(ctx, true, bpf_xdp_get_buff_len(ctx), &f) < 0)
+		return XDP_PASS;
+	if (score_head(ctx, true, &f, &v) < 0)
+		return XDP_PASS;
+
+	struct routing_decision rd = {
+		.body_len = v.body_len,
+		.timestamp_ns = bpf_ktime_get_ns(),
+		.request_line_hash = v.request_line_hash,
+		.score = v.score,
+		.tier = v.tier,
+	};
+	bpf_map_update_elem(&routing_decisions, &f.key, &rd, BPF_ANY);
+
+	__u32 tier = v.tier;
+	__u64 *count = bpf_map_lookup_elem(&tier_counters, &tier);
+	if (count)
+		*count += 1;
+	return XDP_PASS;
+}
+
+/* skb->cb layout between the TC stages. */
+#define CB_KIND 0     /* NEXUS_MARK_KIND_FLOOR (SYN) or NEXUS_MARK_KIND_REQUEST; 0 = nothing to mark */
+#define CB_TIER 1     /* request: scored tier; SYN: floor once policy found one */
+#define CB_SRC_IP 2   /* network order */
+#define CB_HAS_TIER 3 /* 1 when CB_TIER holds a tier */
+
+SEC("tc")
+int nexus_tc_classify(struct __sk_buff *skb)
+{
+	struct tcp_facts f = {};
+	struct verdict v;
+
+	skb->cb[CB_KIND] = 0;
+	if (parse_tcp(skb, false, skb->len, &f) < 0)
+		return TC_ACT_OK;
+
+	if ((f.flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN) {
+		skb->cb[CB_KIND] = NEXUS_MARK_KIND_FLOOR;
+		skb->cb[CB_HAS_TIER] = 0;
+	} else if (score_head(skb, false, &f, &v) == 0) {
+		skb->cb[CB_KIND] = NEXUS_MARK_KIND_REQUEST;
+		skb->cb[CB_TIER] = v.tier;
+		skb->cb[CB_HAS_TIER] = 1;
+	} else {
+		return TC_ACT_OK;
+	}
+	skb->cb[CB_SRC_IP] = f.key.src_ip;
+	bpf_tail_call(skb, &tc_chain, TC_SLOT_POLICY);
+	return TC_ACT_OK; /* the chain is not installed: pass unmarked */
+}
+
+SEC("tc")
+int nexus_tc_policy(struct __sk_buff *skb)
+{
+	struct tenant_key key = {
+		.prefixlen = 32,
+		.addr = skb->cb[CB_SRC_IP],
+	};
+	struct tenant_floor *floor = bpf_map_lookup_elem(&tenant_policy, &key);
+	__u32 tier = skb->cb[CB_TIER];
+	__u32 has_tier = skb->cb[CB_HAS_TIER];
+
+	if (floor && floor->tier_floor < TIER_COUNT) {
+		if (!has_tier || floor->tier_floor > tier)
+			tier = floor->tier_floor;
+		has_tier = 1;
+	}
+	/* Constant-index stores: the verifier rejects a computed offset into the ctx. */
+	skb->cb[CB_TIER] = tier;
+	skb->cb[CB_HAS_TIER] = has_tier;
+	bpf_tail_call(skb, &tc_chain, TC_SLOT_MARK);
+	return TC_ACT_OK;
+}
+
+SEC("tc")
+int nexus_tc_mark(struct __sk_buff *skb)
+{
+	__u32 kind = skb->cb[CB_KIND];
+	__u32 tier = skb->cb[CB_TIER];
+
+	if (skb->cb[CB_HAS_TIER] && tier < TIER_COUNT &&
+	    (kind == NEXUS_MARK_KIND_FLOOR || kind == NEXUS_MARK_KIND_REQUEST))
+		skb->mark = NEXUS_MARK(kind, tier);
+	return TC_ACT_OK;
+}
