@@ -96,17 +96,6 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } tc_chain SEC(".maps");
 
-/* Copy of the head being scored. Scratch space, not state: not pinned. */
-struct head_buf {
-	__u8 bytes[HEAD_WINDOW];
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct head_buf);
-} head_scratch SEC(".maps");
-
 /* A TCP segment to a data-plane port, as parse_tcp() finds it. */
 struct tcp_facts {
 	struct flow_key key;
@@ -126,9 +115,13 @@ enum { PHASE_LINE, PHASE_HEADERS };
 enum { CL_NONE, CL_NAME, CL_VALUE, CL_DIGITS };
 enum { KW_BIT_SUM = 1, KW_BIT_REF = 2, KW_BIT_GEN = 4, KW_BIT_ANA = 8 };
 
-/* bpf_loop state; lives on the caller's stack (a map value would not do for bpf_loop's ctx). */
+/*
+ * Scan state. It lives in the per-CPU scratch map value, not on the stack: the verifier tracks
+ * constants held on the stack exactly, and every combination (keyword bits x header-name
+ * position x ...) became a state of its own when it verified the bpf_loop callback; values
+ * loaded from a map are unknown scalars, so the callback verifies in a few hundred insns.
+ */
 struct scan_state {
-	__u8 *buf;
 	__u64 cl_value;
 	__u32 phase;
 	__u32 line_len;
@@ -140,6 +133,23 @@ struct scan_state {
 	__u32 cl_state;
 	__u32 cl_pos;
 	__u32 cl_found;
+};
+
+/* Copy of the head being scored and the scan state: scratch space, per CPU, not pinned. */
+struct head_buf {
+	__u8 bytes[HEAD_WINDOW];
+	struct scan_state scan;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct head_buf);
+} head_scratch SEC(".maps");
+
+/* bpf_loop's context must be on the stack: it only carries the scratch pointer. */
+struct scan_ctx {
+	struct head_buf *hb;
 };
 
 static __always_inline int load_bytes(void *ctx, bool xdp, __u32 off, void *dst, __u32 len)
@@ -196,9 +206,10 @@ static __always_inline int parse_tcp(void *ctx, bool xdp, __u32 frame_len, struc
 /* One byte of the head: request line (hash, keywords), then headers (Content-Length, end). */
 static long scan_byte(__u64 index, void *arg)
 {
-	struct scan_state *s = arg;
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
 	__u32 i = (__u32)index;
-	__u8 c = s->buf[i & (HEAD_WINDOW - 1)];
+	__u8 c = hb->bytes[i & (HEAD_WINDOW - 1)];
 
 	if (s->phase == PHASE_LINE) {
 		if (c != '\r' && c != '\n') {
@@ -304,32 +315,32 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 	if (!starts_request(hb->bytes, len))
 		return -1;
 
-	struct scan_state s = {
-		.buf = hb->bytes,
-		.hash = FNV_OFFSET,
-	};
-	bpf_loop(len, scan_byte, &s, 0);
+	struct scan_state *s = &hb->scan;
+	__builtin_memset(s, 0, sizeof(*s));
+	s->hash = FNV_OFFSET;
+	struct scan_ctx sc = { .hb = hb };
+	bpf_loop(len, scan_byte, &sc, 0);
 
 	__u64 body_len = 0;
-	if (s.cl_found)
-		body_len = s.cl_value;
-	else if (s.head_end)
-		body_len = f->payload_len - s.head_end;
+	if (s->cl_found)
+		body_len = s->cl_value;
+	else if (s->head_end)
+		body_len = f->payload_len - s->head_end;
 
 	__u64 score = body_len >> 2;
-	if (s.keywords & KW_BIT_SUM)
+	if (s->keywords & KW_BIT_SUM)
 		score += settings.weight_sum;
-	if (s.keywords & KW_BIT_REF)
+	if (s->keywords & KW_BIT_REF)
 		score += settings.weight_ref;
-	if (s.keywords & KW_BIT_GEN)
+	if (s->keywords & KW_BIT_GEN)
 		score += settings.weight_gen;
-	if (s.keywords & KW_BIT_ANA)
+	if (s->keywords & KW_BIT_ANA)
 		score += settings.weight_ana;
 	if (score > 255)
 		score = 255;
 
 	v->body_len = body_len;
-	v->request_line_hash = s.hash;
+	v->request_line_hash = s->hash;
 	v->score = score;
 	v->tier = tier_for(score);
 	return 0;
