@@ -5,45 +5,45 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /** Crafts Ethernet frames for BPF_PROG_TEST_RUN: IPv4/TCP (options, flags), IPv4/UDP, IPv6/TCP. */
-final class Packets {
+public final class Packets {
 
-    static final byte[] CLIENT = {(byte) 192, 0, 2, 10};
-    static final byte[] ROUTER = {(byte) 192, 0, 2, 1};
-    static final int CLIENT_PORT = 40000;
-    static final int TCP_ACK_PSH = 0x18;
-    static final int TCP_SYN = 0x02;
-    static final int TCP_SYN_ACK = 0x12;
+    public static final byte[] CLIENT = {(byte) 192, 0, 2, 10};
+    public static final byte[] ROUTER = {(byte) 192, 0, 2, 1};
+    public static final int CLIENT_PORT = 40000;
+    public static final int TCP_ACK_PSH = 0x18;
+    public static final int TCP_SYN = 0x02;
+    public static final int TCP_SYN_ACK = 0x12;
 
     private Packets() {
     }
 
-    static byte[] tcp(int dstPort, String payload) {
+    public static byte[] tcp(int dstPort, String payload) {
         return tcp(CLIENT, CLIENT_PORT, dstPort, TCP_ACK_PSH, payload.getBytes(StandardCharsets.ISO_8859_1));
     }
 
-    static byte[] tcp(byte[] src, int srcPort, int dstPort, int flags, byte[] payload) {
+    public static byte[] tcp(byte[] src, int srcPort, int dstPort, int flags, byte[] payload) {
         return ipv4(src, 6, 0, tcpHeader(srcPort, dstPort, flags, 0), payload);
     }
 
     /** TCP with {@code optionWords} 4-byte NOP option words (doff > 5). */
-    static byte[] tcpWithOptions(int dstPort, int optionWords, String payload) {
+    public static byte[] tcpWithOptions(int dstPort, int optionWords, String payload) {
         return ipv4(CLIENT, 6, 0, tcpHeader(CLIENT_PORT, dstPort, TCP_ACK_PSH, optionWords),
                 payload.getBytes(StandardCharsets.ISO_8859_1));
     }
 
-    static byte[] fragment(int dstPort, String payload) {
+    public static byte[] fragment(int dstPort, String payload) {
         return ipv4(CLIENT, 6, 0x2000 /* MF */, tcpHeader(CLIENT_PORT, dstPort, TCP_ACK_PSH, 0),
                 payload.getBytes(StandardCharsets.ISO_8859_1));
     }
 
-    static byte[] udp(int dstPort, String payload) {
+    public static byte[] udp(int dstPort, String payload) {
         byte[] body = payload.getBytes(StandardCharsets.ISO_8859_1);
         ByteBuffer udp = ByteBuffer.allocate(8).order(ByteOrder.BIG_ENDIAN)
                 .putShort((short) CLIENT_PORT).putShort((short) dstPort).putShort((short) (8 + body.length)).putShort((short) 0);
         return ipv4(CLIENT, 17, 0, udp.array(), body);
     }
 
-    static byte[] ipv6Tcp(int dstPort, String payload) {
+    public static byte[] ipv6Tcp(int dstPort, String payload) {
         byte[] body = payload.getBytes(StandardCharsets.ISO_8859_1);
         byte[] tcp = tcpHeader(CLIENT_PORT, dstPort, TCP_ACK_PSH, 0);
         ByteBuffer b = ByteBuffer.allocate(14 + 40 + tcp.length + body.length).order(ByteOrder.BIG_ENDIAN);
@@ -55,7 +55,7 @@ final class Packets {
     }
 
     /** A frame whose IPv4 total length claims more bytes than the frame holds. */
-    static byte[] lyingTotalLength(int dstPort, String payload) {
+    public static byte[] lyingTotalLength(int dstPort, String payload) {
         byte[] frame = tcp(dstPort, payload);
         ByteBuffer.wrap(frame).order(ByteOrder.BIG_ENDIAN).putShort(14 + 2, (short) (frame.length + 100));
         return frame;

@@ -8,13 +8,13 @@ import java.util.concurrent.ThreadLocalRandom;
  * addresses (169.254.X.Y/30) that exist only on this pair. Closing deletes the namespace and the
  * pair, whatever state they are in.
  */
-final class VethNetns implements AutoCloseable {
+public final class VethNetns implements AutoCloseable {
 
-    final String namespace;
-    final String hostInterface;
-    final String peerInterface;
-    final Inet4Address hostAddress;
-    final Inet4Address peerAddress;
+    public final String namespace;
+    public final String hostInterface;
+    public final String peerInterface;
+    public final Inet4Address hostAddress;
+    public final Inet4Address peerAddress;
 
     private VethNetns(String tag, int subnet, int base) {
         namespace = "nxtest-" + tag;
@@ -24,7 +24,7 @@ final class VethNetns implements AutoCloseable {
         peerAddress = SharedStructs.inet4(new byte[] {(byte) 169, (byte) 254, (byte) subnet, (byte) (base + 2)});
     }
 
-    static VethNetns create() {
+    public static VethNetns create() {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         String tag = Integer.toHexString(0x100000 + random.nextInt(0xeffff));
         int subnet = 1 + random.nextInt(168); // below 169: stays clear of 169.254.169.254
@@ -45,7 +45,7 @@ final class VethNetns implements AutoCloseable {
         }
     }
 
-    String inNamespace(String... command) {
+    public String inNamespace(String... command) {
         String[] full = new String[command.length + 4];
         full[0] = "ip";
         full[1] = "netns";
