@@ -111,33 +111,41 @@ struct verdict {
 	__u8 tier;
 };
 
-enum { PHASE_LINE, PHASE_HEADERS };
-enum { CL_NONE, CL_NAME, CL_VALUE, CL_DIGITS };
+enum { CL_NONE, CL_VALUE, CL_DIGITS };
 enum { KW_BIT_SUM = 1, KW_BIT_REF = 2, KW_BIT_GEN = 4, KW_BIT_ANA = 8 };
+
+/* Bytes scanned per bpf_loop iteration: state stays in registers within a chunk. */
+#define CHUNK 8
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+#define LOWER 0x2020202020202020ull
 
 /*
  * Scan state. It lives in the per-CPU scratch map value, not on the stack: the verifier tracks
- * constants held on the stack exactly, and every combination (keyword bits x header-name
- * position x ...) became a state of its own when it verified the bpf_loop callback; values
- * loaded from a map are unknown scalars, so the callback verifies in a few hundred insns.
+ * constants held on the stack exactly, and every combination (keyword bits x header state x ...)
+ * became a state of its own when it verified the bpf_loop callback (210k insns); values loaded
+ * from a map are unknown scalars, so each callback verifies once (~1k insns in all).
  */
 struct scan_state {
 	__u64 cl_value;
-	__u32 phase;
-	__u32 line_len;
-	__u32 hash;
-	__u32 window;    /* last three request-line bytes, lower-cased */
-	__u32 keywords;  /* KW_BIT_* */
-	__u32 tail;      /* last four bytes, for "\r\n\r\n" */
-	__u32 head_end;  /* offset just past "\r\n\r\n"; 0 while not seen */
-	__u32 cl_state;
-	__u32 cl_pos;
+	__u32 len;        /* bytes of the head in bytes[] */
+	__u32 line_end;   /* index of the first CR or LF; len when there is none */
+	__u32 hash;       /* FNV-1a over the first REQUEST_LINE_MAX bytes of the request line */
+	__u32 window;     /* last three request-line bytes, lower-cased */
+	__u32 keywords;   /* KW_BIT_* */
+	__u32 head_end;   /* index just past "\r\n\r\n"; 0 while not seen */
+	__u32 cl_state;   /* CL_*: inside a Content-Length value */
+	__u32 value_from; /* index where that value starts (after the header name) */
 	__u32 cl_found;
+	__u32 pad;
 };
 
-/* Copy of the head being scored and the scan state: scratch space, per CPU, not pinned. */
+/*
+ * Copy of the head being scored, plus slack so that 8-byte look-aheads at any index below
+ * HEAD_WINDOW stay inside the value; and the scan state. Scratch, per CPU, not pinned.
+ */
 struct head_buf {
-	__u8 bytes[HEAD_WINDOW];
+	__u8 bytes[HEAD_WINDOW + 16];
 	struct scan_state scan;
 };
 struct {
@@ -203,69 +211,111 @@ static __always_inline int parse_tcp(void *ctx, bool xdp, __u32 frame_len, struc
 	return 0;
 }
 
-/* One byte of the head: request line (hash, keywords), then headers (Content-Length, end). */
-static long scan_byte(__u64 index, void *arg)
+#define AT(hb, index) ((hb)->bytes[(index) & (HEAD_WINDOW - 1)])
+
+static __always_inline __u64 load64(const struct head_buf *hb, __u32 index)
+{
+	return *(const __u64 *)&hb->bytes[index & (HEAD_WINDOW - 1)]; /* unaligned: fine on x86-64 */
+}
+
+/* Phase 1, chunk k: the request line (hash and keywords), up to the first CR or LF. */
+static long scan_line(__u64 k, void *arg)
 {
 	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
 	struct scan_state *s = &hb->scan;
-	__u32 i = (__u32)index;
-	__u8 c = hb->bytes[i & (HEAD_WINDOW - 1)];
+	__u32 base = ((__u32)k * CHUNK) & (HEAD_WINDOW - 1);
+	__u32 len = s->len;
+	__u32 hash = s->hash;
+	__u32 window = s->window;
+	__u32 keywords = s->keywords;
+	long stop = 0;
 
-	if (s->phase == PHASE_LINE) {
-		if (c != '\r' && c != '\n') {
-			if (s->line_len < REQUEST_LINE_MAX) {
-				s->hash = (s->hash ^ c) * FNV_PRIME;
-				s->window = ((s->window << 8) | (c | 0x20)) & 0xffffff;
-				if (s->window == KW_SUM)
-					s->keywords |= KW_BIT_SUM;
-				else if (s->window == KW_REF)
-					s->keywords |= KW_BIT_REF;
-				else if (s->window == KW_GEN)
-					s->keywords |= KW_BIT_GEN;
-				else if (s->window == KW_ANA)
-					s->keywords |= KW_BIT_ANA;
-				s->line_len++;
-			}
-			goto tail;
+#pragma unroll
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 i = base + j;
+		if (i >= len) {
+			stop = 1;
+			break;
 		}
-		s->phase = PHASE_HEADERS; /* the CR or LF that ends the line is a header-section byte */
+		__u8 c = hb->bytes[i & (HEAD_WINDOW - 1)];
+		if (c == '\r' || c == '\n') {
+			s->line_end = i;
+			stop = 1;
+			break;
+		}
+		if (i < REQUEST_LINE_MAX) { /* the line starts at 0: i is its length so far */
+			hash = (hash ^ c) * FNV_PRIME;
+			window = ((window << 8) | (c | 0x20)) & 0xffffff;
+			if (window == KW_SUM)
+				keywords |= KW_BIT_SUM;
+			else if (window == KW_REF)
+				keywords |= KW_BIT_REF;
+			else if (window == KW_GEN)
+				keywords |= KW_BIT_GEN;
+			else if (window == KW_ANA)
+				keywords |= KW_BIT_ANA;
+		}
 	}
+	s->hash = hash;
+	s->window = window;
+	s->keywords = keywords;
+	return stop;
+}
 
-	if (s->cl_state == CL_NAME) {
-		__u32 p = s->cl_pos & 15;
-		__u64 word = p < 8 ? CL_NAME_LO : CL_NAME_HI;
-		__u8 want = (word >> ((p & 7) * 8)) & 0xff;
-		if ((c | 0x20) != want)
-			s->cl_state = CL_NONE;
-		else if (++s->cl_pos == CL_NAME_LEN)
-			s->cl_state = CL_VALUE;
-	} else if (s->cl_state == CL_VALUE) {
-		if (c >= '0' && c <= '9') {
-			s->cl_value = c - '0';
-			s->cl_state = CL_DIGITS;
-		} else if (c != ' ' && c != '\t') {
-			s->cl_state = CL_NONE; /* no digits: the header is ignored */
+/* True when some byte of word equals LF (exact; the classic has-zero-byte test). */
+static __always_inline bool has_lf(__u64 word)
+{
+	__u64 x = word ^ (ONES * '\n');
+	return ((x - ONES) & ~x & HIGHS) != 0;
+}
+
+/*
+ * Phase 2, chunk k from the end of the request line: per LF, the end of the head ("\r\n\r\n")
+ * and a Content-Length header starting the next line; digits of that header's value. Chunks
+ * without an LF, outside a value, are skipped whole.
+ */
+static long scan_headers(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 base = (s->line_end + (__u32)k * CHUNK) & (HEAD_WINDOW - 1);
+	__u32 len = s->len;
+
+	if (s->cl_state == CL_NONE && !has_lf(load64(hb, base)))
+		return 0;
+
+#pragma unroll
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 i = base + j;
+		if (i >= len)
+			return 1;
+		__u8 c = AT(hb, i);
+
+		if (s->cl_state != CL_NONE && i >= s->value_from) {
+			if (c >= '0' && c <= '9') {
+				__u64 v = s->cl_state == CL_DIGITS ? s->cl_value * 10 + (c - '0') : c - '0';
+				s->cl_value = v > CONTENT_LENGTH_MAX ? CONTENT_LENGTH_MAX : v;
+				s->cl_state = CL_DIGITS;
+			} else if (s->cl_state == CL_DIGITS) {
+				s->cl_found = 1; /* the first complete Content-Length decides: stop */
+				return 1;
+			} else if (c != ' ' && c != '\t') {
+				s->cl_state = CL_NONE; /* no digits: the header is ignored */
+			}
 		}
-	} else if (s->cl_state == CL_DIGITS) {
-		if (c >= '0' && c <= '9') {
-			s->cl_value = s->cl_value * 10 + (c - '0');
-			if (s->cl_value > CONTENT_LENGTH_MAX)
-				s->cl_value = CONTENT_LENGTH_MAX;
-		} else {
-			s->cl_found = 1; /* the first complete Content-Length decides: stop */
+		if (c != '\n')
+			continue;
+		/* LF at i: "\r\n\r\n" is CR, this LF, CR, LF */
+		if (i + 2 < len && AT(hb, i - 1) == '\r' && AT(hb, i + 1) == '\r' && AT(hb, i + 2) == '\n') {
+			s->head_end = i + 3;
 			return 1;
 		}
-	}
-	if (c == '\n') {
-		s->cl_state = CL_NAME;
-		s->cl_pos = 0;
-	}
-
-tail:
-	s->tail = (s->tail << 8) | c;
-	if (s->tail == 0x0d0a0d0a) {
-		s->head_end = i + 1;
-		return 1;
+		if (s->cl_state == CL_NONE && i + CL_NAME_LEN < len &&
+		    (load64(hb, i + 1) | LOWER) == CL_NAME_LO &&
+		    ((load64(hb, i + 9) | LOWER) & 0x00ffffffffffffffull) == CL_NAME_HI) {
+			s->cl_state = CL_VALUE;
+			s->value_from = i + 1 + CL_NAME_LEN;
+		}
 	}
 	return 0;
 }
@@ -317,9 +367,14 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 
 	struct scan_state *s = &hb->scan;
 	__builtin_memset(s, 0, sizeof(*s));
+	s->len = len;
+	s->line_end = len;
 	s->hash = FNV_OFFSET;
 	struct scan_ctx sc = { .hb = hb };
-	bpf_loop(len, scan_byte, &sc, 0);
+	bpf_loop((len + CHUNK - 1) / CHUNK, scan_line, &sc, 0);
+	__u32 line_end = s->line_end;
+	if (line_end < len)
+		bpf_loop((len - line_end + CHUNK - 1) / CHUNK, scan_headers, &sc, 0);
 
 	__u64 body_len = 0;
 	if (s->cl_found)

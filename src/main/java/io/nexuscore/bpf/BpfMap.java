@@ -4,6 +4,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import jnr.ffi.Memory;
+import jnr.ffi.Pointer;
 
 /**
  * A map opened from its bpffs pin: its own fd, so it stays usable across program reloads.
@@ -55,6 +57,30 @@ public final class BpfMap implements AutoCloseable {
         }
         Native.check(rc, "bpf_map_lookup_elem", name);
         return Optional.of(value);
+    }
+
+    /** Per-thread native key/value buffers for {@link #lookupDirect}. */
+    private final ThreadLocal<Pointer[]> buffers = ThreadLocal.withInitial(this::allocateBuffers);
+
+    private Pointer[] allocateBuffers() {
+        return new Pointer[] {Memory.allocateDirect(LibBpf.runtime(), keySize), Memory.allocateDirect(LibBpf.runtime(), valueSize)};
+    }
+
+    /**
+     * Hot-path lookup: key and value go through per-thread native buffers instead of marshalled
+     * Java arrays. Returns the value bytes, or null when the key is absent.
+     */
+    byte[] lookupDirect(byte[] key) {
+        Pointer[] kv = buffers.get();
+        kv[0].put(0, requireKey(key), 0, keySize);
+        int rc = LibBpf.get().bpf_map_lookup_elem(fd, kv[0], kv[1]);
+        if (rc == -Errno.ENOENT) {
+            return null;
+        }
+        Native.check(rc, "bpf_map_lookup_elem", name);
+        byte[] value = new byte[valueSize];
+        kv[1].get(0, value, 0, valueSize);
+        return value;
     }
 
     void update(byte[] key, byte[] value, long flags) {

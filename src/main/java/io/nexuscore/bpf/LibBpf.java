@@ -69,6 +69,9 @@ public interface LibBpf {
 
     int bpf_map_lookup_elem(int fd, @In byte[] key, @Out byte[] value);
 
+    /** Same call, on native buffers the caller keeps: no per-call array marshalling (hot path). */
+    int bpf_map_lookup_elem(int fd, Pointer key, Pointer value);
+
     int bpf_map_update_elem(int fd, @In byte[] key, @In byte[] value, long flags);
 
     int bpf_map_delete_elem(int fd, @In byte[] key);

@@ -26,7 +26,8 @@ public final class RoutingDecisionsMap implements VerdictSource {
 
     /** The verdict with the kernel's timestamp (CLOCK_MONOTONIC ns). */
     public Optional<SharedStructs.RoutingDecision> decision(FourTuple connection) {
-        return map.lookup(SharedStructs.flowKey(connection)).map(SharedStructs::decodeRoutingDecision);
+        byte[] value = map.lookupDirect(SharedStructs.flowKey(connection));
+        return value == null ? Optional.empty() : Optional.of(SharedStructs.decodeRoutingDecision(value));
     }
 
     /** A snapshot of every entry (walks the whole map: for tests and diagnostics, not the hot path). */
