@@ -20,6 +20,7 @@
 
 #define ETH_P_IP 0x0800
 #define ETH_HLEN 14
+#define MAX_HEADERS (ETH_HLEN + 60 + 60)
 #define TC_ACT_OK 0
 #define TCP_FLAG_SYN 0x02
 #define TCP_FLAG_ACK 0x10
@@ -175,39 +176,42 @@ static __always_inline bool is_dataplane_port(__u16 port)
 	return false;
 }
 
-/* Ethernet / IPv4 / TCP to a data-plane port, unfragmented, lengths consistent; else -1. */
-static __always_inline int parse_tcp(void *ctx, bool xdp, __u32 frame_len, struct tcp_facts *f)
+/*
+ * Ethernet / IPv4 / TCP to a data-plane port, unfragmented, lengths consistent; else -1.
+ * Reads [data, data_end): the frame itself in XDP (direct packet access), a copy of its first
+ * bytes in TC. IPv6 is not classified: the verdict key is IPv4.
+ */
+static __always_inline int parse_tcp(void *data, void *data_end, __u32 frame_len, struct tcp_facts *f)
 {
-	struct ethhdr eth;
-	struct iphdr ip;
-	struct tcphdr tcp;
+	struct ethhdr *eth = data;
+	if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return -1;
+	struct iphdr *ip = (void *)(eth + 1);
+	if ((void *)(ip + 1) > data_end)
+		return -1;
+	if (ip->version != 4 || ip->ihl < 5 || ip->protocol != IPPROTO_TCP ||
+	    (ip->frag_off & bpf_htons(IP_FRAGMENT_MASK)))
+		return -1;
+	__u32 ip_hlen = ip->ihl * 4;
+	__u32 tot_len = bpf_ntohs(ip->tot_len);
+	struct tcphdr *tcp = (void *)ip + ip_hlen;
+	if ((void *)(tcp + 1) > data_end)
+		return -1;
+	if (tot_len < ip_hlen + sizeof(*tcp) || ETH_HLEN + tot_len > frame_len)
+		return -1;
+	if (!is_dataplane_port(bpf_ntohs(tcp->dest)))
+		return -1;
+	__u32 tcp_hlen = tcp->doff * 4;
+	if (tcp_hlen < sizeof(*tcp) || ip_hlen + tcp_hlen > tot_len)
+		return -1;
 
-	if (load_bytes(ctx, xdp, 0, &eth, sizeof(eth)) < 0 || eth.h_proto != bpf_htons(ETH_P_IP))
-		return -1;
-	if (load_bytes(ctx, xdp, ETH_HLEN, &ip, sizeof(ip)) < 0)
-		return -1;
-	if (ip.version != 4 || ip.ihl < 5 || ip.protocol != IPPROTO_TCP ||
-	    (ip.frag_off & bpf_htons(IP_FRAGMENT_MASK)))
-		return -1;
-	__u32 ip_hlen = ip.ihl * 4;
-	__u32 tot_len = bpf_ntohs(ip.tot_len);
-	if (tot_len < ip_hlen + sizeof(tcp) || ETH_HLEN + tot_len > frame_len)
-		return -1;
-	if (load_bytes(ctx, xdp, ETH_HLEN + ip_hlen, &tcp, sizeof(tcp)) < 0)
-		return -1;
-	if (!is_dataplane_port(bpf_ntohs(tcp.dest)))
-		return -1;
-	__u32 tcp_hlen = tcp.doff * 4;
-	if (tcp_hlen < sizeof(tcp) || ip_hlen + tcp_hlen > tot_len)
-		return -1;
-
-	f->key.src_ip = ip.saddr;
-	f->key.dst_ip = ip.daddr;
-	f->key.src_port = tcp.source;
-	f->key.dst_port = tcp.dest;
+	f->key.src_ip = ip->saddr;
+	f->key.dst_ip = ip->daddr;
+	f->key.src_port = tcp->source;
+	f->key.dst_port = tcp->dest;
 	f->payload_off = ETH_HLEN + ip_hlen + tcp_hlen;
 	f->payload_len = tot_len - ip_hlen - tcp_hlen;
-	f->flags = ((__u8 *)&tcp)[13];
+	f->flags = ((__u8 *)tcp)[13];
 	return 0;
 }
 
@@ -407,7 +411,10 @@ int nexus_classify(struct xdp_md *ctx)
 	struct tcp_facts f = {};
 	struct verdict v;
 
-	if (parse_tcp(ctx, true, bpf_xdp_get_buff_len(ctx), &f) < 0)
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+
+	if (parse_tcp(data, data_end, bpf_xdp_get_buff_len(ctx), &f) < 0)
 		return XDP_PASS;
 	if (score_head(ctx, true, &f, &v) < 0)
 		return XDP_PASS;
@@ -441,7 +448,18 @@ int nexus_tc_classify(struct __sk_buff *skb)
 	struct verdict v;
 
 	skb->cb[CB_KIND] = 0;
-	if (parse_tcp(skb, false, skb->len, &f) < 0)
+	/*
+	 * Headers (Ethernet 14 + IPv4 up to 60 + TCP up to 60 bytes) are copied into the scratch
+	 * value: an skb's headers need not be linear, and copying avoids pulling (which may unclone).
+	 */
+	__u32 zero = 0;
+	struct head_buf *hb = bpf_map_lookup_elem(&head_scratch, &zero);
+	__u32 copied = skb->len < MAX_HEADERS ? skb->len : MAX_HEADERS;
+	asm volatile("" : "+r"(copied)); /* keep the bound below for the verifier; clang folds it */
+	if (!hb || copied < ETH_HLEN || copied > MAX_HEADERS ||
+	    bpf_skb_load_bytes(skb, 0, hb->bytes, copied) < 0)
+		return TC_ACT_OK;
+	if (parse_tcp(hb->bytes, hb->bytes + copied, skb->len, &f) < 0)
 		return TC_ACT_OK;
 
 	if ((f.flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN) {

@@ -15,7 +15,9 @@ final class LibBpfLog {
     private static final Logger LOG = Logger.getLogger("io.nexuscore.bpf.libbpf");
     private static final int LIBBPF_WARN = 0;
     private static final int LIBBPF_INFO = 1;
-    private static final int BUFFER_SIZE = 8192;
+    /** Verifier logs can be long; their end says what failed, so a cut keeps the last part. */
+    private static final int BUFFER_SIZE = 1 << 20;
+    private static final int MAX_LOGGED = 32 * 1024;
 
     private static final LibBpf.PrintFn CALLBACK = LibBpfLog::print;
     private static boolean installed;
@@ -39,6 +41,9 @@ final class LibBpfLog {
         int n = LibC.get().vsnprintf(buffer, BUFFER_SIZE, format, args);
         if (n > 0) {
             String text = buffer.getString(0, Math.min(n, BUFFER_SIZE - 1), java.nio.charset.StandardCharsets.UTF_8);
+            if (text.length() > MAX_LOGGED) {
+                text = "(" + (text.length() - MAX_LOGGED) + " characters cut) ..." + text.substring(text.length() - MAX_LOGGED);
+            }
             LOG.log(julLevel, text.stripTrailing());
         }
         return 0;
