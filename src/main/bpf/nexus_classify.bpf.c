@@ -419,14 +419,30 @@ int nexus_classify(struct xdp_md *ctx)
 	if (score_head(ctx, true, &f, &v) < 0)
 		return XDP_PASS;
 
-	struct routing_decision rd = {
-		.body_len = v.body_len,
-		.timestamp_ns = bpf_ktime_get_ns(),
-		.request_line_hash = v.request_line_hash,
-		.score = v.score,
-		.tier = v.tier,
-	};
-	bpf_map_update_elem(&routing_decisions, &f.key, &rd, BPF_ANY);
+	/*
+	 * A keep-alive connection already has an entry: overwrite it in place (an LRU update
+	 * allocates a fresh node each time, the costliest step of the program). A reader racing
+	 * this write could see a mix of two verdicts; the data plane reads a connection's entry
+	 * only after that request's head arrived, and its belongsTo() check rejects a mix.
+	 */
+	__u64 now = bpf_ktime_get_ns();
+	struct routing_decision *cur = bpf_map_lookup_elem(&routing_decisions, &f.key);
+	if (cur) {
+		cur->body_len = v.body_len;
+		cur->timestamp_ns = now;
+		cur->request_line_hash = v.request_line_hash;
+		cur->score = v.score;
+		cur->tier = v.tier;
+	} else {
+		struct routing_decision rd = {
+			.body_len = v.body_len,
+			.timestamp_ns = now,
+			.request_line_hash = v.request_line_hash,
+			.score = v.score,
+			.tier = v.tier,
+		};
+		bpf_map_update_elem(&routing_decisions, &f.key, &rd, BPF_ANY);
+	}
 
 	__u32 tier = v.tier;
 	__u64 *count = bpf_map_lookup_elem(&tier_counters, &tier);
