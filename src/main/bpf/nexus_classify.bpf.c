@@ -222,6 +222,27 @@ static __always_inline __u64 load64(const struct head_buf *hb, __u32 index)
 	return *(const __u64 *)&hb->bytes[index & (HEAD_WINDOW - 1)]; /* unaligned: fine on x86-64 */
 }
 
+/* True when some byte of word equals b (exact: the classic has-zero-byte test). */
+static __always_inline bool has_byte(__u64 word, __u8 b)
+{
+	__u64 x = word ^ (ONES * b);
+	return ((x - ONES) & ~x & HIGHS) != 0;
+}
+
+#define SCAN_LINE_BYTE(c)                                                   \
+	do {                                                                \
+		hash = (hash ^ (c)) * FNV_PRIME;                            \
+		window = ((window << 8) | ((c) | 0x20)) & 0xffffff;         \
+		if (window == KW_SUM)                                       \
+			keywords |= KW_BIT_SUM;                             \
+		else if (window == KW_REF)                                  \
+			keywords |= KW_BIT_REF;                             \
+		else if (window == KW_GEN)                                  \
+			keywords |= KW_BIT_GEN;                             \
+		else if (window == KW_ANA)                                  \
+			keywords |= KW_BIT_ANA;                             \
+	} while (0)
+
 /* Phase 1, chunk k: the request line (hash and keywords), up to the first CR or LF. */
 static long scan_line(__u64 k, void *arg)
 {
@@ -233,6 +254,18 @@ static long scan_line(__u64 k, void *arg)
 	__u32 window = s->window;
 	__u32 keywords = s->keywords;
 	long stop = 0;
+
+	/* Fast path: a whole chunk inside the window and the hashed prefix, with no CR or LF. */
+	__u64 word = load64(hb, base);
+	if (base + CHUNK <= len && base + CHUNK <= REQUEST_LINE_MAX &&
+	    !has_byte(word, '\r') && !has_byte(word, '\n')) {
+#pragma unroll
+		for (__u32 j = 0; j < CHUNK; j++) {
+			__u8 c = word >> (j * 8);
+			SCAN_LINE_BYTE(c);
+		}
+		goto out;
+	}
 
 #pragma unroll
 	for (__u32 j = 0; j < CHUNK; j++) {
@@ -247,30 +280,14 @@ static long scan_line(__u64 k, void *arg)
 			stop = 1;
 			break;
 		}
-		if (i < REQUEST_LINE_MAX) { /* the line starts at 0: i is its length so far */
-			hash = (hash ^ c) * FNV_PRIME;
-			window = ((window << 8) | (c | 0x20)) & 0xffffff;
-			if (window == KW_SUM)
-				keywords |= KW_BIT_SUM;
-			else if (window == KW_REF)
-				keywords |= KW_BIT_REF;
-			else if (window == KW_GEN)
-				keywords |= KW_BIT_GEN;
-			else if (window == KW_ANA)
-				keywords |= KW_BIT_ANA;
-		}
+		if (i < REQUEST_LINE_MAX) /* the line starts at 0: i is its length so far */
+			SCAN_LINE_BYTE(c);
 	}
+out:
 	s->hash = hash;
 	s->window = window;
 	s->keywords = keywords;
 	return stop;
-}
-
-/* True when some byte of word equals LF (exact; the classic has-zero-byte test). */
-static __always_inline bool has_lf(__u64 word)
-{
-	__u64 x = word ^ (ONES * '\n');
-	return ((x - ONES) & ~x & HIGHS) != 0;
 }
 
 /*
@@ -285,7 +302,7 @@ static long scan_headers(__u64 k, void *arg)
 	__u32 base = (s->line_end + (__u32)k * CHUNK) & (HEAD_WINDOW - 1);
 	__u32 len = s->len;
 
-	if (s->cl_state == CL_NONE && !has_lf(load64(hb, base)))
+	if (s->cl_state == CL_NONE && !has_byte(load64(hb, base), '\n'))
 		return 0;
 
 #pragma unroll
@@ -351,7 +368,20 @@ static __always_inline __u8 tier_for(__u32 score)
 	return score <= small_max ? TIER_SMALL : TIER_LARGE;
 }
 
-/* Score the request head that starts this segment's payload; -1 when it does not start one. */
+/*
+ * Score the request head that starts this segment's payload; -1 when it does not start one.
+ * The rules (RequestHeadParser's javadoc states the same, and ParityTest holds them equal):
+ *   window          the first HEAD_WINDOW payload bytes; nothing after them is read
+ *   request head    3 to 7 bytes 'A'..'Z' then a space (a method token); at least 4 bytes
+ *   request line    bytes before the first CR or LF (the whole window when there is none);
+ *                   hash and keyword scan over its first REQUEST_LINE_MAX bytes
+ *   Content-Length  a line starting right after an LF with "content-length:" (byte | 0x20),
+ *                   optional spaces/tabs, decimal digits ended by a non-digit; first one wins;
+ *                   no digits, or digits running to the window's end: ignored; saturates at 2^40
+ *   end of head     the first "\r\n\r\n"
+ *   body length     Content-Length, else payload bytes after the end of head in this segment
+ *                   (payload length from the IPv4 header), else 0
+ */
 static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_facts *f, struct verdict *v)
 {
 	__u32 zero = 0;
