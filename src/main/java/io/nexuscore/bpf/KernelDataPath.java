@@ -159,12 +159,16 @@ public final class KernelDataPath implements AutoCloseable {
      * and sets net.ipv4.tcp_fwmark_accept=1 (restored by {@link #close}).
      */
     public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
+        boolean freshDir = !Files.isDirectory(config.pinDir());
         KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode());
         try {
             path.attach(config.interfaces());
         } catch (RuntimeException e) {
             try {
                 path.close();
+                if (freshDir) {
+                    path.removePins();
+                }
             } catch (RuntimeException suppressed) {
                 e.addSuppressed(suppressed);
             }
@@ -183,25 +187,35 @@ public final class KernelDataPath implements AutoCloseable {
     public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
                                                       KernelConfig.XdpMode xdpMode) {
         BpfFs.ensureMounted();
+        boolean freshDir = !Files.isDirectory(pinDir);
         BpfFs.createDirectories(pinDir);
-        BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports);
-        KernelDataPath path;
+        KernelDataPath path = null;
         try {
-            path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object);
-        } catch (RuntimeException e) {
-            object.close();
-            throw e;
-        }
-        try {
+            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports);
+            try {
+                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object);
+            } catch (RuntimeException e) {
+                object.close();
+                throw e;
+            }
             if (path.thresholds.isUnset()) {
                 path.thresholds.write(scoring.thresholds());
             }
             path.installChain(path.programs);
+            return path;
         } catch (RuntimeException e) {
-            path.close();
+            if (path != null) {
+                try {
+                    path.close();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            if (freshDir) {
+                removePins(pinDir); // nothing of ours was there before: leave nothing behind
+            }
             throw e;
         }
-        return path;
     }
 
     public VerdictSource verdicts() {
