@@ -80,11 +80,13 @@ class KernelDataPathModeTest {
     @Test
     void kernelModeThrowsNamingCallObjectAndErrno() {
         KernelTestSupport.requireKernel();
+        String fwmarkBefore = Sysctl.TCP_FWMARK_ACCEPT.read();
         BpfException e = assertThrows(BpfException.class, () -> KernelDataPath.open(
                 config(KernelConfig.Mode.KERNEL, NO_SUCH_INTERFACE), KernelTestSupport.DEFAULT_SCORING, Set.of(8080)));
         assertEquals("if_nametoindex", e.call());
         assertEquals(NO_SUCH_INTERFACE, e.object());
         assertEquals(Errno.ENODEV, e.errno());
+        assertEquals(fwmarkBefore, Sysctl.TCP_FWMARK_ACCEPT.read(), "a failed attach restores the sysctl");
     }
 
     @Test
