@@ -290,21 +290,23 @@ out:
 	return stop;
 }
 
+/* Phase 2 covers HEADER_WORDS words of 8 bytes per bpf_loop iteration. */
+#define HEADER_WORDS 4
+#define HEADER_STRIDE (HEADER_WORDS * CHUNK)
+
 /*
- * Phase 2, chunk k from the end of the request line: per LF, the end of the head ("\r\n\r\n")
- * and a Content-Length header starting the next line; digits of that header's value. Chunks
- * without an LF, outside a value, are skipped whole.
+ * Phase 2, one word: per LF, the end of the head ("\r\n\r\n") and a Content-Length header
+ * starting the next line; digits of that header's value. 1 = stop scanning.
  */
-static long scan_headers(__u64 k, void *arg)
+__noinline long scan_header_word(struct head_buf *hb, __u32 base)
 {
-	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	/* A global function: verified once on its own, not once per call site. */
+	if (!hb)
+		return 1;
 	struct scan_state *s = &hb->scan;
-	__u32 base = (s->line_end + (__u32)k * CHUNK) & (HEAD_WINDOW - 1);
 	__u32 len = s->len;
 
-	if (s->cl_state == CL_NONE && !has_byte(load64(hb, base), '\n'))
-		return 0;
-
+	base &= HEAD_WINDOW - 1;
 #pragma unroll
 	for (__u32 j = 0; j < CHUNK; j++) {
 		__u32 i = base + j;
@@ -337,6 +339,27 @@ static long scan_headers(__u64 k, void *arg)
 			s->cl_state = CL_VALUE;
 			s->value_from = i + 1 + CL_NAME_LEN;
 		}
+	}
+	return 0;
+}
+
+/* Phase 2, stride k from the end of the request line: words without an LF, outside a value, are skipped. */
+static long scan_headers(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 start = s->line_end + (__u32)k * HEADER_STRIDE;
+	__u32 len = s->len;
+
+#pragma unroll
+	for (__u32 w = 0; w < HEADER_WORDS; w++) {
+		__u32 base = (start + w * CHUNK) & (HEAD_WINDOW - 1);
+		if (start + w * CHUNK >= len)
+			return 1;
+		if (s->cl_state == CL_NONE && !has_byte(load64(hb, base), '\n'))
+			continue;
+		if (scan_header_word(hb, base))
+			return 1;
 	}
 	return 0;
 }
@@ -408,7 +431,7 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 	bpf_loop((len + CHUNK - 1) / CHUNK, scan_line, &sc, 0);
 	__u32 line_end = s->line_end;
 	if (line_end < len)
-		bpf_loop((len - line_end + CHUNK - 1) / CHUNK, scan_headers, &sc, 0);
+		bpf_loop((len - line_end + HEADER_STRIDE - 1) / HEADER_STRIDE, scan_headers, &sc, 0);
 
 	__u64 body_len = 0;
 	if (s->cl_found)
