@@ -2,6 +2,7 @@ package io.nexuscore;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nexuscore.bpf.KernelDataPath;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ThresholdStore;
@@ -37,6 +38,8 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -157,15 +160,27 @@ public final class RouterRuntime implements AutoCloseable {
     }
 
     /**
-     * TODO(merge, kernel): in AUTO/KERNEL mode open io.nexuscore.bpf.KernelDataPath.
+     * The kernel data path when the kernel can run it (see {@link KernelDataPath#open}: AUTO falls
+     * back to user space with one log line saying why, KERNEL fails), else the Java scorer alone.
+     * In kernel mode bpf_stats are switched on for the program run-time metrics and restored on close.
      */
     static DataPath dataPath(RouterConfig config) {
-        if (config.kernel().mode() == KernelConfig.Mode.KERNEL) {
-            throw new ConfigException("kernel.mode is kernel, but this build has no kernel data path");
+        Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
+                Set.of(config.dataPlane().port()));
+        if (kernel.isEmpty()) {
+            String reason = config.kernel().mode() == KernelConfig.Mode.USER
+                    ? "kernel.mode is user" : "the eBPF data path could not load (see the log)";
+            UserSpaceKernelControl control = new UserSpaceKernelControl(
+                    new InMemoryThresholdStore(config.scoring().thresholds()), reason);
+            return new DataPath(control, VerdictSource.NONE, false, LatencyRecorder.NONE, () -> { });
         }
-        UserSpaceKernelControl control = new UserSpaceKernelControl(
-                new InMemoryThresholdStore(config.scoring().thresholds()), "kernel.mode is user");
-        return new DataPath(control, VerdictSource.NONE, false, LatencyRecorder.NONE, () -> { });
+        KernelDataPath path = kernel.get();
+        boolean statsWereOn = KernelDataPath.setStatsEnabled(true);
+        AutoCloseable release = () -> {
+            path.close();
+            KernelDataPath.setStatsEnabled(statsWereOn);
+        };
+        return new DataPath(new KernelClassifierControl(path), path.verdicts(), true, LatencyRecorder.NONE, release);
     }
 
     /** The control plane, over the same thresholds, events and registry as the data plane. */

@@ -49,6 +49,8 @@ import java.util.logging.Logger;
  */
 public final class KernelDataPath implements AutoCloseable {
 
+    private volatile boolean thresholdsFromConfig;
+
     private static final Logger LOG = Logger.getLogger(KernelDataPath.class.getName());
 
     /** The object inside the jar (built by src/main/bpf/build.sh). */
@@ -200,6 +202,7 @@ public final class KernelDataPath implements AutoCloseable {
             }
             if (path.thresholds.isUnset()) {
                 path.thresholds.write(scoring.thresholds());
+                path.thresholdsFromConfig = true;
             }
             path.installChain(path.programs);
             return path;
@@ -225,6 +228,14 @@ public final class KernelDataPath implements AutoCloseable {
     /** The verdict map with diagnostics (timestamps, snapshot) beyond {@link VerdictSource}. */
     public RoutingDecisionsMap routingDecisions() {
         return verdicts;
+    }
+
+    /**
+     * True when this load found the thresholds map unset and wrote the configured values; false when
+     * the pinned map kept values from an earlier run (which are newer than any saved state).
+     */
+    public boolean thresholdsFromConfig() {
+        return thresholdsFromConfig;
     }
 
     public ThresholdStore thresholds() {

@@ -1,5 +1,6 @@
 package io.nexuscore.dataplane;
 
+import io.nexuscore.bpf.SocketMarks;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.Tier;
 import io.netty.channel.Channel;
@@ -66,7 +67,7 @@ final class ConnectionInspector {
             return Optional.empty();
         }
         try {
-            return TenantFloorMark.decode(SocketMarks.read(unix.fd().intValue()));
+            return SocketMarks.tenantFloor(SocketMarks.read(unix.fd().intValue()));
         } catch (RuntimeException e) {
             if (warnedMarkFailure.compareAndSet(false, true)) {
                 LOG.log(Level.WARNING, "cannot read SO_MARK, tenant floors disabled for such sockets: {0}",

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.RouterRuntime;
+import io.nexuscore.bpf.SocketMarks;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.testing.LocalOpenAiServer;
@@ -64,8 +65,8 @@ class TenantFloorSoMarkTest {
                 + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
 
         assertEquals("nano", assigned(MarkedSocket.exchange(port, 0, request)), "no mark, no floor");
-        assertEquals("large", assigned(MarkedSocket.exchange(port, TenantFloorMark.encode(Tier.LARGE), request)));
-        assertEquals("small", assigned(MarkedSocket.exchange(port, TenantFloorMark.encode(Tier.SMALL), request)));
+        assertEquals("large", assigned(MarkedSocket.exchange(port, SocketMarks.encode(SocketMarks.KIND_FLOOR, Tier.LARGE), request)));
+        assertEquals("small", assigned(MarkedSocket.exchange(port, SocketMarks.encode(SocketMarks.KIND_FLOOR, Tier.SMALL), request)));
         assertEquals("nano", assigned(MarkedSocket.exchange(port, 0x1234, request)), "a foreign mark is no floor");
     }
 
