@@ -123,6 +123,8 @@ class KernelDataPathModeTest {
                 Set.of(8080), KernelConfig.XdpMode.GENERIC);
         try {
             assertEquals(Thresholds.DEFAULT, first.thresholds().read(), "fresh map: config thresholds");
+            assertEquals(Set.copyOf(KernelDataPath.PINNED_MAPS), Set.of(pinDir.toFile().list()),
+                    "exactly the LIBBPF_PIN_BY_NAME maps are pinned, under the configured directory");
             first.thresholds().write(new Thresholds(33, 99));
         } finally {
             first.close();
