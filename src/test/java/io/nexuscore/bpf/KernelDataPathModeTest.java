@@ -73,7 +73,8 @@ class KernelDataPathModeTest {
         assertEquals(Optional.empty(), path);
         List<String> userSpace = log.stream().filter(l -> l.startsWith("user-space mode:")).toList();
         assertEquals(1, userSpace.size(), log.toString());
-        assertTrue(userSpace.get(0).contains("if_nametoindex(" + NO_SUCH_INTERFACE + "): ENODEV"), userSpace.get(0));
+        assertTrue(userSpace.get(0).contains("if_nametoindex(" + NO_SUCH_INTERFACE + "): ENODEV (No such device)"),
+                userSpace.get(0));
         assertTrue(!pinDir.toFile().exists(), "a failed load into a fresh pin directory leaves nothing behind");
     }
 
