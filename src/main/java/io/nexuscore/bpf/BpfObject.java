@@ -27,12 +27,16 @@ final class BpfObject implements AutoCloseable {
         return new BpfObject(file.getFileName().toString(), obj);
     }
 
-    /** Every non-internal map gets pinDir/name: libbpf reuses an existing pin, else pins after create. */
+    /**
+     * Every map the C declares with LIBBPF_PIN_BY_NAME gets pinDir/name instead of libbpf's default
+     * /sys/fs/bpf/name: libbpf reuses an existing pin, else pins after creating the map.
+     */
     void pinMapsUnder(Path pinDir) {
         LibBpf lib = LibBpf.get();
         for (Pointer map = lib.bpf_object__next_map(obj, null); map != null && map.address() != 0;
                 map = lib.bpf_object__next_map(obj, map)) {
-            if (lib.bpf_map__is_internal(map) || lib.bpf_map__name(map).equals("head_scratch")) {
+            Pointer defaultPin = lib.bpf_map__pin_path(map);
+            if (lib.bpf_map__is_internal(map) || defaultPin == null || defaultPin.address() == 0) {
                 continue;
             }
             String mapName = lib.bpf_map__name(map);

@@ -147,9 +147,9 @@ public final class KernelDataPath implements AutoCloseable {
                 }
                 try {
                     return Optional.of(load(config, scoring, ports));
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "user-space mode: the eBPF data path did not load (" + e.getMessage()
-                            + "); the Java scorer classifies every request");
+                } catch (RuntimeException | LinkageError e) { // LinkageError: libbpf.so.1 is not installed
+                    LOG.log(Level.WARNING, "user-space mode: the eBPF data path did not load ("
+                            + (e instanceof BpfException ? e.getMessage() : e.toString()) + "); the Java scorer classifies every request");
                     return Optional.empty();
                 }
         }
@@ -176,7 +176,7 @@ public final class KernelDataPath implements AutoCloseable {
             }
             throw e;
         }
-        LOG.info(() -> "kernel data path: XDP " + XDP_PROGRAM + " (" + config.xdpMode().name().toLowerCase()
+        LOG.info(() -> "kernel data path: XDP " + XDP_PROGRAM + " (" + config.xdpMode().name().toLowerCase(java.util.Locale.ROOT)
                 + ") and TC chain on " + config.interfaces() + ", ports " + new TreeSet<>(ports)
                 + ", maps pinned under " + config.pinDir());
         return path;

@@ -51,6 +51,9 @@ public interface LibBpf {
 
     int bpf_map__set_pin_path(Pointer map, String path);
 
+    /** Non-NULL for maps declared with LIBBPF_PIN_BY_NAME (libbpf defaults it to /sys/fs/bpf/NAME). */
+    Pointer bpf_map__pin_path(Pointer map);
+
     Pointer bpf_map__initial_value(Pointer map, NumberByReference size);
 
     int bpf_xdp_attach(int ifindex, int progFd, int flags, Pointer opts);

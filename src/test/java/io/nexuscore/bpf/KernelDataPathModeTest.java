@@ -73,7 +73,8 @@ class KernelDataPathModeTest {
         assertEquals(Optional.empty(), path);
         List<String> userSpace = log.stream().filter(l -> l.startsWith("user-space mode:")).toList();
         assertEquals(1, userSpace.size(), log.toString());
-        assertTrue(userSpace.get(0).contains("if_nametoindex(" + NO_SUCH_INTERFACE + "): ENODEV"), userSpace.get(0));
+        assertTrue(userSpace.get(0).contains("if_nametoindex(" + NO_SUCH_INTERFACE + "): ENODEV (No such device)"),
+                userSpace.get(0));
         assertTrue(!pinDir.toFile().exists(), "a failed load into a fresh pin directory leaves nothing behind");
     }
 
@@ -123,6 +124,8 @@ class KernelDataPathModeTest {
                 Set.of(8080), KernelConfig.XdpMode.GENERIC);
         try {
             assertEquals(Thresholds.DEFAULT, first.thresholds().read(), "fresh map: config thresholds");
+            assertEquals(Set.copyOf(KernelDataPath.PINNED_MAPS), Set.of(pinDir.toFile().list()),
+                    "exactly the LIBBPF_PIN_BY_NAME maps are pinned, under the configured directory");
             first.thresholds().write(new Thresholds(33, 99));
         } finally {
             first.close();
