@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages NexusCore needs to build and test: the eBPF toolchain (clang, llvm,
 # libbpf, bpftool), the Wasm guest toolchain (clang-14 for wasm32-wasi, lld, wasi-libc, the wasm32
-# compiler runtime) and the tools the tests drive (iproute2 for veth/netns, curl).
+# compiler runtime) and the tools the tests drive (iproute2 for veth/netns, curl, promtool and the
+# Python Prometheus text parser for the /metrics test).
 # Idempotent: does nothing when every package is present. Needs root only when something is missing.
 set -euo pipefail
 
@@ -14,6 +15,8 @@ packages=(
   clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32
   # tests and scripts
   iproute2 curl procps jq
+  # the control plane's /metrics test: promtool (the Prometheus linter) and the reference text parser
+  prometheus python3 python3-prometheus-client
 )
 
 missing=()

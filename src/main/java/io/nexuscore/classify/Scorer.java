@@ -14,6 +14,8 @@ package io.nexuscore.classify;
  *
  * The request-line hash (FNV-1a 32 over the same bounded line) and the body length are stored with
  * the kernel verdict, so the data plane can check that a verdict belongs to the request it serves.
+ * How the kernel finds the request line and the body length in raw segment bytes (1024-byte
+ * window, method token, Content-Length syntax, end of head) is {@link RequestHeadParser}'s javadoc.
  */
 public final class Scorer {
 

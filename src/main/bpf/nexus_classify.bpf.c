@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * NexusCore kernel data path: one object holding the XDP classifier and the TC ingress chain,
+ * so that both share one set of map definitions and one .rodata, and a reload swaps both from
+ * one file.
+ *
+ *   xdp  nexus_classify      score each HTTP request head sent to a data-plane port; store the
+ *                            verdict per 4-tuple in routing_decisions; count it in tier_counters
+ *   tc   nexus_tc_classify   same scoring on the skb (no map writes); SYN detection
+ *        -> nexus_tc_policy  tenant_policy floor for the source address (tail call, tc_chain[1])
+ *        -> nexus_tc_mark    skb->mark (tail call, tc_chain[2]); see NEXUS_MARK in nexus_shared.h
+ *
+ * The scoring algorithm is io.nexuscore.classify.Scorer's (see its javadoc) applied to the head
+ * as io.nexuscore.classify.RequestHeadParser reads it; a parity test keeps the three equal.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "nexus_shared.h"
+
+#define ETH_P_IP 0x0800
+#define ETH_HLEN 14
+#define MAX_HEADERS (ETH_HLEN + 60 + 60)
+#define TC_ACT_OK 0
+#define TCP_FLAG_SYN 0x02
+#define TCP_FLAG_ACK 0x10
+#define IP_FRAGMENT_MASK 0x3fff /* MF flag and fragment offset */
+
+#define FNV_OFFSET 0x811c9dc5u
+#define FNV_PRIME 0x01000193u
+
+/* Keywords as the rolling window holds them: three lower-cased bytes, oldest highest. */
+#define KW_SUM 0x73756du
+#define KW_REF 0x726566u
+#define KW_GEN 0x67656eu
+#define KW_ANA 0x616e61u
+
+/* "content-length:" as two little-endian words, so no string lands in .rodata. */
+#define CL_NAME_LEN 15
+#define CL_NAME_LO 0x2d746e65746e6f63ull /* "content-" */
+#define CL_NAME_HI 0x003a6874676e656cull /* "length:"  */
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Load-time settings (ScoreWeights, data-plane ports): the loader rewrites them before load. */
+const volatile struct load_settings settings = {
+	.weight_sum = 10,
+	.weight_ref = 15,
+	.weight_gen = 20,
+	.weight_ana = 25,
+	.ports = { 8080 },
+};
+
+/* Latest verdict per client connection; LRU so idle connections age out. Read by the data plane. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1000000);
+	__type(key, struct flow_key);
+	__type(value, struct routing_decision);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} routing_decisions SEC(".maps");
+
+/* Live tier thresholds (key 0), written by the control plane and the feedback loop. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct score_thresholds);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} score_thresholds SEC(".maps");
+
+/* Verdicts per tier (key TIER_*), per CPU so the hot path never contends. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TIER_COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} tier_counters SEC(".maps");
+
+/* Connection-level rule: IPv4 source prefix -> tier floor, applied to the SYN's mark. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 16384);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct tenant_key);
+	__type(value, struct tenant_floor);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} tenant_policy SEC(".maps");
+
+/* TC tail-call chain (slots TC_SLOT_*). Pinned: an unpinned array is emptied when the loader exits. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 4);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} tc_chain SEC(".maps");
+
+/* A TCP segment to a data-plane port, as parse_tcp() finds it. */
+struct tcp_facts {
+	struct flow_key key;
+	__u32 payload_off; /* from the start of the Ethernet header */
+	__u32 payload_len; /* from the IPv4 total length */
+	__u8 flags;        /* TCP flags byte (CWR..FIN) */
+};
+
+struct verdict {
+	__u64 body_len;
+	__u32 request_line_hash;
+	__u8 score;
+	__u8 tier;
+};
+
+enum { CL_NONE, CL_VALUE, CL_DIGITS };
+enum { KW_BIT_SUM = 1, KW_BIT_REF = 2, KW_BIT_GEN = 4, KW_BIT_ANA = 8 };
+
+/* Bytes scanned per bpf_loop iteration: state stays in registers within a chunk. */
+#define CHUNK 8
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+#define LOWER 0x2020202020202020ull
+
+/*
+ * Scan state. It lives in the per-CPU scratch map value, not on the stack: the verifier tracks
+ * constants held on the stack exactly, and every combination (keyword bits x header state x ...)
+ * became a state of its own when it verified the bpf_loop callback (210k insns); values loaded
+ * from a map are unknown scalars, so each callback verifies once (~1k insns in all).
+ */
+struct scan_state {
+	__u64 cl_value;
+	__u32 len;        /* bytes of the head in bytes[] */
+	__u32 line_end;   /* index of the first CR or LF; len when there is none */
+	__u32 hash;       /* FNV-1a over the first REQUEST_LINE_MAX bytes of the request line */
+	__u32 window;     /* last three request-line bytes, lower-cased */
+	__u32 keywords;   /* KW_BIT_* */
+	__u32 head_end;   /* index just past "\r\n\r\n"; 0 while not seen */
+	__u32 cl_state;   /* CL_*: inside a Content-Length value */
+	__u32 value_from; /* index where that value starts (after the header name) */
+	__u32 cl_found;
+	__u32 pad;
+};
+
+/*
+ * Copy of the head being scored, plus slack so that 8-byte look-aheads at any index below
+ * HEAD_WINDOW stay inside the value; and the scan state. Scratch, per CPU, not pinned.
+ */
+struct head_buf {
+	__u8 bytes[HEAD_WINDOW + 16];
+	struct scan_state scan;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct head_buf);
+} head_scratch SEC(".maps");
+
+/* bpf_loop's context must be on the stack: it only carries the scratch pointer. */
+struct scan_ctx {
+	struct head_buf *hb;
+};
+
+static __always_inline int load_bytes(void *ctx, bool xdp, __u32 off, void *dst, __u32 len)
+{
+	return xdp ? bpf_xdp_load_bytes(ctx, off, dst, len) : bpf_skb_load_bytes(ctx, off, dst, len);
+}
+
+static __always_inline bool is_dataplane_port(__u16 port)
+{
+#pragma unroll
+	for (int i = 0; i < MAX_PORTS; i++) {
+		if (settings.ports[i] != 0 && settings.ports[i] == port)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Ethernet / IPv4 / TCP to a data-plane port, unfragmented, lengths consistent; else -1.
+ * Reads [data, data_end): the frame itself in XDP (direct packet access), a copy of its first
+ * bytes in TC. IPv6 is not classified: the verdict key is IPv4.
+ */
+static __always_inline int parse_tcp(void *data, void *data_end, __u32 frame_len, struct tcp_facts *f)
+{
+	struct ethhdr *eth = data;
+	if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
+		return -1;
+	struct iphdr *ip = (void *)(eth + 1);
+	if ((void *)(ip + 1) > data_end)
+		return -1;
+	if (ip->version != 4 || ip->ihl < 5 || ip->protocol != IPPROTO_TCP ||
+	    (ip->frag_off & bpf_htons(IP_FRAGMENT_MASK)))
+		return -1;
+	__u32 ip_hlen = ip->ihl * 4;
+	__u32 tot_len = bpf_ntohs(ip->tot_len);
+	struct tcphdr *tcp = (void *)ip + ip_hlen;
+	if ((void *)(tcp + 1) > data_end)
+		return -1;
+	if (tot_len < ip_hlen + sizeof(*tcp) || ETH_HLEN + tot_len > frame_len)
+		return -1;
+	if (!is_dataplane_port(bpf_ntohs(tcp->dest)))
+		return -1;
+	__u32 tcp_hlen = tcp->doff * 4;
+	if (tcp_hlen < sizeof(*tcp) || ip_hlen + tcp_hlen > tot_len)
+		return -1;
+
+	f->key.src_ip = ip->saddr;
+	f->key.dst_ip = ip->daddr;
+	f->key.src_port = tcp->source;
+	f->key.dst_port = tcp->dest;
+	f->payload_off = ETH_HLEN + ip_hlen + tcp_hlen;
+	f->payload_len = tot_len - ip_hlen - tcp_hlen;
+	f->flags = ((__u8 *)tcp)[13];
+	return 0;
+}
+
+#define AT(hb, index) ((hb)->bytes[(index) & (HEAD_WINDOW - 1)])
+
+static __always_inline __u64 load64(const struct head_buf *hb, __u32 index)
+{
+	return *(const __u64 *)&hb->bytes[index & (HEAD_WINDOW - 1)]; /* unaligned: fine on x86-64 */
+}
+
+/* True when some byte of word equals b (exact: the classic has-zero-byte test). */
+static __always_inline bool has_byte(__u64 word, __u8 b)
+{
+	__u64 x = word ^ (ONES * b);
+	return ((x - ONES) & ~x & HIGHS) != 0;
+}
+
+#define SCAN_LINE_BYTE(c)                                                   \
+	do {                                                                \
+		hash = (hash ^ (c)) * FNV_PRIME;                            \
+		window = ((window << 8) | ((c) | 0x20)) & 0xffffff;         \
+		if (window == KW_SUM)                                       \
+			keywords |= KW_BIT_SUM;                             \
+		else if (window == KW_REF)                                  \
+			keywords |= KW_BIT_REF;                             \
+		else if (window == KW_GEN)                                  \
+			keywords |= KW_BIT_GEN;                             \
+		else if (window == KW_ANA)                                  \
+			keywords |= KW_BIT_ANA;                             \
+	} while (0)
+
+/* Phase 1, chunk k: the request line (hash and keywords), up to the first CR or LF. */
+static long scan_line(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 base = ((__u32)k * CHUNK) & (HEAD_WINDOW - 1);
+	__u32 len = s->len;
+	__u32 hash = s->hash;
+	__u32 window = s->window;
+	__u32 keywords = s->keywords;
+	long stop = 0;
+
+	/* Fast path: a whole chunk inside the window and the hashed prefix, with no CR or LF. */
+	__u64 word = load64(hb, base);
+	if (base + CHUNK <= len && base + CHUNK <= REQUEST_LINE_MAX &&
+	    !has_byte(word, '\r') && !has_byte(word, '\n')) {
+#pragma unroll
+		for (__u32 j = 0; j < CHUNK; j++) {
+			__u8 c = word >> (j * 8);
+			SCAN_LINE_BYTE(c);
+		}
+		goto out;
+	}
+
+#pragma unroll
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 i = base + j;
+		if (i >= len) {
+			stop = 1;
+			break;
+		}
+		__u8 c = hb->bytes[i & (HEAD_WINDOW - 1)];
+		if (c == '\r' || c == '\n') {
+			s->line_end = i;
+			stop = 1;
+			break;
+		}
+		if (i < REQUEST_LINE_MAX) /* the line starts at 0: i is its length so far */
+			SCAN_LINE_BYTE(c);
+	}
+out:
+	s->hash = hash;
+	s->window = window;
+	s->keywords = keywords;
+	return stop;
+}
+
+/* Phase 2 covers HEADER_WORDS words of 8 bytes per bpf_loop iteration. */
+#define HEADER_WORDS 4
+#define HEADER_STRIDE (HEADER_WORDS * CHUNK)
+
+/*
+ * Phase 2, one word: per LF, the end of the head ("\r\n\r\n") and a Content-Length header
+ * starting the next line; digits of that header's value. 1 = stop scanning.
+ */
+__noinline long scan_header_word(struct head_buf *hb, __u32 base)
+{
+	/* A global function: verified once on its own, not once per call site. */
+	if (!hb)
+		return 1;
+	struct scan_state *s = &hb->scan;
+	__u32 len = s->len;
+
+	base &= HEAD_WINDOW - 1;
+#pragma unroll
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 i = base + j;
+		if (i >= len)
+			return 1;
+		__u8 c = AT(hb, i);
+
+		if (s->cl_state != CL_NONE && i >= s->value_from) {
+			if (c >= '0' && c <= '9') {
+				__u64 v = s->cl_state == CL_DIGITS ? s->cl_value * 10 + (c - '0') : c - '0';
+				s->cl_value = v > CONTENT_LENGTH_MAX ? CONTENT_LENGTH_MAX : v;
+				s->cl_state = CL_DIGITS;
+			} else if (s->cl_state == CL_DIGITS) {
+				s->cl_found = 1; /* the first complete Content-Length decides: stop */
+				return 1;
+			} else if (c != ' ' && c != '\t') {
+				s->cl_state = CL_NONE; /* no digits: the header is ignored */
+			}
+		}
+		if (c != '\n')
+			continue;
+		/* LF at i: "\r\n\r\n" is CR, this LF, CR, LF */
+		if (i + 2 < len && AT(hb, i - 1) == '\r' && AT(hb, i + 1) == '\r' && AT(hb, i + 2) == '\n') {
+			s->head_end = i + 3;
+			return 1;
+		}
+		if (s->cl_state == CL_NONE && i + CL_NAME_LEN < len &&
+		    (load64(hb, i + 1) | LOWER) == CL_NAME_LO &&
+		    ((load64(hb, i + 9) | LOWER) & 0x00ffffffffffffffull) == CL_NAME_HI) {
+			s->cl_state = CL_VALUE;
+			s->value_from = i + 1 + CL_NAME_LEN;
+		}
+	}
+	return 0;
+}
+
+/* Phase 2, stride k from the end of the request line: words without an LF, outside a value, are skipped. */
+static long scan_headers(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 start = s->line_end + (__u32)k * HEADER_STRIDE;
+	__u32 len = s->len;
+
+#pragma unroll
+	for (__u32 w = 0; w < HEADER_WORDS; w++) {
+		__u32 base = (start + w * CHUNK) & (HEAD_WINDOW - 1);
+		if (start + w * CHUNK >= len)
+			return 1;
+		if (s->cl_state == CL_NONE && !has_byte(load64(hb, base), '\n'))
+			continue;
+		if (scan_header_word(hb, base))
+			return 1;
+	}
+	return 0;
+}
+
+/* 3 to 7 upper-case letters then a space: the start of a request head. */
+static __always_inline bool starts_request(const __u8 *b, __u32 len)
+{
+#pragma unroll
+	for (__u32 i = 0; i < 8; i++) {
+		if (i >= len)
+			return false;
+		if (b[i] == ' ')
+			return i >= 3;
+		if (b[i] < 'A' || b[i] > 'Z')
+			return false;
+	}
+	return false;
+}
+
+static __always_inline __u8 tier_for(__u32 score)
+{
+	__u32 zero = 0;
+	struct score_thresholds *t = bpf_map_lookup_elem(&score_thresholds, &zero);
+	__u32 nano_max = t ? t->nano_max : 60;
+	__u32 small_max = t ? t->small_max : 130;
+
+	if (score <= nano_max)
+		return TIER_NANO;
+	return score <= small_max ? TIER_SMALL : TIER_LARGE;
+}
+
+/*
+ * Score the request head that starts this segment's payload; -1 when it does not start one.
+ * The rules (RequestHeadParser's javadoc states the same, and ParityTest holds them equal):
+ *   window          the first HEAD_WINDOW payload bytes; nothing after them is read
+ *   request head    3 to 7 bytes 'A'..'Z' then a space (a method token); at least 4 bytes
+ *   request line    bytes before the first CR or LF (the whole window when there is none);
+ *                   hash and keyword scan over its first REQUEST_LINE_MAX bytes
+ *   Content-Length  a line starting right after an LF with "content-length:" (byte | 0x20),
+ *                   optional spaces/tabs, decimal digits ended by a non-digit; first one wins;
+ *                   no digits, or digits running to the window's end: ignored; saturates at 2^40
+ *   end of head     the first "\r\n\r\n"
+ *   body length     Content-Length, else payload bytes after the end of head in this segment
+ *                   (payload length from the IPv4 header), else 0
+ */
+static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_facts *f, struct verdict *v)
+{
+	__u32 zero = 0;
+	struct head_buf *hb = bpf_map_lookup_elem(&head_scratch, &zero);
+	if (!hb)
+		return -1;
+
+	__u32 len = f->payload_len;
+	if (len > HEAD_WINDOW)
+		len = HEAD_WINDOW;
+	if (len < 4)
+		return -1;
+	if (load_bytes(ctx, xdp, f->payload_off, hb->bytes, len) < 0)
+		return -1;
+	if (!starts_request(hb->bytes, len))
+		return -1;
+
+	struct scan_state *s = &hb->scan;
+	__builtin_memset(s, 0, sizeof(*s));
+	s->len = len;
+	s->line_end = len;
+	s->hash = FNV_OFFSET;
+	struct scan_ctx sc = { .hb = hb };
+	bpf_loop((len + CHUNK - 1) / CHUNK, scan_line, &sc, 0);
+	__u32 line_end = s->line_end;
+	if (line_end < len)
+		bpf_loop((len - line_end + HEADER_STRIDE - 1) / HEADER_STRIDE, scan_headers, &sc, 0);
+
+	__u64 body_len = 0;
+	if (s->cl_found)
+		body_len = s->cl_value;
+	else if (s->head_end)
+		body_len = f->payload_len - s->head_end;
+
+	__u64 score = body_len >> 2;
+	if (s->keywords & KW_BIT_SUM)
+		score += settings.weight_sum;
+	if (s->keywords & KW_BIT_REF)
+		score += settings.weight_ref;
+	if (s->keywords & KW_BIT_GEN)
+		score += settings.weight_gen;
+	if (s->keywords & KW_BIT_ANA)
+		score += settings.weight_ana;
+	if (score > 255)
+		score = 255;
+
+	v->body_len = body_len;
+	v->request_line_hash = s->hash;
+	v->score = score;
+	v->tier = tier_for(score);
+	return 0;
+}
+
+SEC("xdp")
+int nexus_classify(struct xdp_md *ctx)
+{
+	struct tcp_facts f = {};
+	struct verdict v;
+
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+
+	if (parse_tcp(data, data_end, bpf_xdp_get_buff_len(ctx), &f) < 0)
+		return XDP_PASS;
+	if (score_head(ctx, true, &f, &v) < 0)
+		return XDP_PASS;
+
+	/*
+	 * A keep-alive connection already has an entry: overwrite it in place (an LRU update
+	 * allocates a fresh node each time, the costliest step of the program). A reader racing
+	 * this write could see a mix of two verdicts; the data plane reads a connection's entry
+	 * only after that request's head arrived, and its belongsTo() check rejects a mix.
+	 */
+	__u64 now = bpf_ktime_get_ns();
+	struct routing_decision *cur = bpf_map_lookup_elem(&routing_decisions, &f.key);
+	if (cur) {
+		cur->body_len = v.body_len;
+		cur->timestamp_ns = now;
+		cur->request_line_hash = v.request_line_hash;
+		cur->score = v.score;
+		cur->tier = v.tier;
+	} else {
+		struct routing_decision rd = {
+			.body_len = v.body_len,
+			.timestamp_ns = now,
+			.request_line_hash = v.request_line_hash,
+			.score = v.score,
+			.tier = v.tier,
+		};
+		bpf_map_update_elem(&routing_decisions, &f.key, &rd, BPF_ANY);
+	}
+
+	__u32 tier = v.tier;
+	__u64 *count = bpf_map_lookup_elem(&tier_counters, &tier);
+	if (count)
+		*count += 1;
+	return XDP_PASS;
+}
+
+/* skb->cb layout between the TC stages. */
+#define CB_KIND 0     /* NEXUS_MARK_KIND_FLOOR (SYN) or NEXUS_MARK_KIND_REQUEST; 0 = nothing to mark */
+#define CB_TIER 1     /* request: scored tier; SYN: floor once policy found one */
+#define CB_SRC_IP 2   /* network order */
+#define CB_HAS_TIER 3 /* 1 when CB_TIER holds a tier */
+
+SEC("tc")
+int nexus_tc_classify(struct __sk_buff *skb)
+{
+	struct tcp_facts f = {};
+	struct verdict v;
+
+	skb->cb[CB_KIND] = 0;
+	/*
+	 * Headers (Ethernet 14 + IPv4 up to 60 + TCP up to 60 bytes) are copied into the scratch
+	 * value: an skb's headers need not be linear, and copying avoids pulling (which may unclone).
+	 */
+	__u32 zero = 0;
+	struct head_buf *hb = bpf_map_lookup_elem(&head_scratch, &zero);
+	__u32 copied = skb->len < MAX_HEADERS ? skb->len : MAX_HEADERS;
+	asm volatile("" : "+r"(copied)); /* keep the bound below for the verifier; clang folds it */
+	if (!hb || copied < ETH_HLEN || copied > MAX_HEADERS ||
+	    bpf_skb_load_bytes(skb, 0, hb->bytes, copied) < 0)
+		return TC_ACT_OK;
+	if (parse_tcp(hb->bytes, hb->bytes + copied, skb->len, &f) < 0)
+		return TC_ACT_OK;
+
+	if ((f.flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN) {
+		skb->cb[CB_KIND] = NEXUS_MARK_KIND_FLOOR;
+		skb->cb[CB_HAS_TIER] = 0;
+	} else if (score_head(skb, false, &f, &v) == 0) {
+		skb->cb[CB_KIND] = NEXUS_MARK_KIND_REQUEST;
+		skb->cb[CB_TIER] = v.tier;
+		skb->cb[CB_HAS_TIER] = 1;
+	} else {
+		return TC_ACT_OK;
+	}
+	skb->cb[CB_SRC_IP] = f.key.src_ip;
+	bpf_tail_call(skb, &tc_chain, TC_SLOT_POLICY);
+	return TC_ACT_OK; /* the chain is not installed: pass unmarked */
+}
+
+SEC("tc")
+int nexus_tc_policy(struct __sk_buff *skb)
+{
+	struct tenant_key key = {
+		.prefixlen = 32,
+		.addr = skb->cb[CB_SRC_IP],
+	};
+	struct tenant_floor *floor = bpf_map_lookup_elem(&tenant_policy, &key);
+	__u32 tier = skb->cb[CB_TIER];
+	__u32 has_tier = skb->cb[CB_HAS_TIER];
+
+	if (floor && floor->tier_floor < TIER_COUNT) {
+		if (!has_tier || floor->tier_floor > tier)
+			tier = floor->tier_floor;
+		has_tier = 1;
+	}
+	/* Constant-index stores: the verifier rejects a computed offset into the ctx. */
+	skb->cb[CB_TIER] = tier;
+	skb->cb[CB_HAS_TIER] = has_tier;
+	bpf_tail_call(skb, &tc_chain, TC_SLOT_MARK);
+	return TC_ACT_OK;
+}
+
+SEC("tc")
+int nexus_tc_mark(struct __sk_buff *skb)
+{
+	__u32 kind = skb->cb[CB_KIND];
+	__u32 tier = skb->cb[CB_TIER];
+
+	if (skb->cb[CB_HAS_TIER] && tier < TIER_COUNT &&
+	    (kind == NEXUS_MARK_KIND_FLOOR || kind == NEXUS_MARK_KIND_REQUEST))
+		skb->mark = NEXUS_MARK(kind, tier);
+	return TC_ACT_OK;
+}

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The single source of truth for every value that crosses the kernel/user boundary.
+ *
+ * Java mirrors live in io.nexuscore.bpf (FlowKey, RoutingDecision, ScoreThresholdsValue,
+ * TenantKey, TenantFloorValue, LoadSettings); BtfLayoutTest compares them with the BTF of the
+ * compiled object, so a change here that is not made there fails the build.
+ *
+ * Rules: fixed-width types only, explicit pad fields that writers zero, byte order written next
+ * to every multi-byte field, _Static_assert on every size.
+ */
+#ifndef NEXUS_SHARED_H
+#define NEXUS_SHARED_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+/* Bytes of the request line that are scanned for keywords and hashed (Scorer.REQUEST_LINE_MAX). */
+#define REQUEST_LINE_MAX 256
+/*
+ * Bytes of TCP payload the classifier copies and scans (RequestHeadParser.HEAD_WINDOW): the
+ * request line, Content-Length and the end of the head must sit in the first HEAD_WINDOW bytes
+ * of the packet that starts the request. Power of two: indexes are masked with HEAD_WINDOW - 1.
+ */
+#define HEAD_WINDOW 1024
+/* Content-Length values saturate here (2^40) so that the digit loop can never overflow. */
+#define CONTENT_LENGTH_MAX (1ULL << 40)
+/* Data-plane ports the classifier looks at (load-time setting, struct load_settings). */
+#define MAX_PORTS 8
+
+#define TIER_NANO 0
+#define TIER_SMALL 1
+#define TIER_LARGE 2
+#define TIER_COUNT 3
+
+/*
+ * skb->mark written by the TC chain, and so (net.ipv4.tcp_fwmark_accept=1) the SO_MARK of the
+ * accepted socket:
+ *   bits 31..16  NEXUS_MARK_MAGIC ("NX"): the mark is ours; 0 means "no decision"
+ *   bits 15..8   kind: NEXUS_MARK_KIND_FLOOR (SYN: tenant tier floor from tenant_policy) or
+ *                NEXUS_MARK_KIND_REQUEST (request head: scored tier raised to the tenant floor)
+ *   bits  7..0   tier + 1 (1 nano, 2 small, 3 large), so a tier never encodes as 0
+ * Java: io.nexuscore.bpf.SocketMarks.
+ */
+#define NEXUS_MARK_MAGIC 0x4e580000u
+#define NEXUS_MARK_MAGIC_MASK 0xffff0000u
+#define NEXUS_MARK_KIND_FLOOR 0x01u
+#define NEXUS_MARK_KIND_REQUEST 0x02u
+#define NEXUS_MARK(kind, tier) (NEXUS_MARK_MAGIC | ((kind) << 8) | ((tier) + 1))
+
+/* Slots of the tc_chain program array (filled by the loader; classify is attached, not called). */
+#define TC_SLOT_POLICY 1
+#define TC_SLOT_MARK 2
+
+/*
+ * routing_decisions key: the client's packet as it arrives. All fields network byte order,
+ * exactly as they sit in the IPv4/TCP headers. 12 bytes, no padding.
+ */
+struct flow_key {
+	__u32 src_ip;   /* network order */
+	__u32 dst_ip;   /* network order */
+	__u16 src_port; /* network order */
+	__u16 dst_port; /* network order */
+};
+_Static_assert(sizeof(struct flow_key) == 12, "flow_key is 12 bytes");
+
+/*
+ * routing_decisions value: the verdict for the latest request head seen on a connection.
+ * Host byte order. body_len and request_line_hash let the data plane check that the verdict
+ * belongs to the request it serves (keep-alive connections carry many requests).
+ */
+struct routing_decision {
+	__u64 body_len;          /* Content-Length, else payload bytes after "\r\n\r\n" in this packet */
+	__u64 timestamp_ns;      /* bpf_ktime_get_ns() when scored (CLOCK_MONOTONIC) */
+	__u32 request_line_hash; /* FNV-1a 32 over the first REQUEST_LINE_MAX bytes of the request line */
+	__u8 score;              /* 0..255 */
+	__u8 tier;               /* TIER_* */
+	__u8 pad[2];             /* zero */
+};
+_Static_assert(sizeof(struct routing_decision) == 24, "routing_decision is 24 bytes");
+
+/* score_thresholds value (array, one entry, key 0). Host byte order. */
+struct score_thresholds {
+	__u32 nano_max;  /* score <= nano_max is nano */
+	__u32 small_max; /* score <= small_max is small, above is large */
+};
+_Static_assert(sizeof(struct score_thresholds) == 8, "score_thresholds is 8 bytes");
+
+/* tenant_policy key (LPM trie): prefixlen in host order, then the IPv4 prefix in network order. */
+struct tenant_key {
+	__u32 prefixlen; /* host order, 0..32 */
+	__u32 addr;      /* network order */
+};
+_Static_assert(sizeof(struct tenant_key) == 8, "tenant_key is 8 bytes");
+
+/* tenant_policy value. Host byte order. */
+struct tenant_floor {
+	__u8 tier_floor; /* TIER_*: connections from the prefix are served at least at this tier */
+	__u8 pad[3];     /* zero */
+};
+_Static_assert(sizeof(struct tenant_floor) == 4, "tenant_floor is 4 bytes");
+
+/*
+ * Load-time settings: the whole .rodata of nexus_classify.bpf.o (one const volatile variable),
+ * written by the loader through bpf_map__initial_value() before load. Host byte order.
+ */
+struct load_settings {
+	__u32 weight_sum;      /* keyword bonuses (ScoreWeights), each 0..255 */
+	__u32 weight_ref;
+	__u32 weight_gen;
+	__u32 weight_ana;
+	__u16 ports[MAX_PORTS]; /* data-plane TCP ports, host order; 0 = unused slot */
+};
+_Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
+
+#endif /* NEXUS_SHARED_H */

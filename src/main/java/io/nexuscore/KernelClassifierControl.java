@@ -1,0 +1,125 @@
+package io.nexuscore;
+
+import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.bpf.TenantPolicyMap;
+import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.control.Ipv4Prefix;
+import io.nexuscore.control.KernelControl;
+import io.nexuscore.control.PrefixFloors;
+import io.nexuscore.control.PrefixTenantPolicies;
+import io.nexuscore.control.TenantPolicies;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The control plane's view of the loaded kernel data path: the control plane speaks
+ * {@link KernelControl}, the bpf feature speaks pinned maps; this adapter is the only place that
+ * knows both. Every call is a syscall; the control plane makes them on worker threads.
+ */
+final class KernelClassifierControl implements KernelControl {
+
+    private final KernelDataPath kernel;
+    private final TenantPolicies tenants;
+
+    KernelClassifierControl(KernelDataPath kernel) {
+        this.kernel = kernel;
+        this.tenants = new PrefixTenantPolicies(new TenantPolicyFloors(kernel.tenantPolicy()));
+    }
+
+    @Override
+    public ThresholdStore thresholds() {
+        return kernel.thresholds();
+    }
+
+    @Override
+    public boolean thresholdsFresh() {
+        return kernel.thresholdsFromConfig();
+    }
+
+    @Override
+    public Map<Tier, Long> tierCounters() {
+        return kernel.tierCounters().counts();
+    }
+
+    @Override
+    public TenantPolicies tenants() {
+        return tenants;
+    }
+
+    @Override
+    public ReloadResult reload(Optional<Path> object) {
+        io.nexuscore.bpf.ReloadResult r = kernel.reload(object);
+        return new ReloadResult(
+                Map.of(KernelDataPath.XDP_PROGRAM, (long) r.oldXdpProgramId(),
+                        KernelDataPath.TC_CLASSIFY_PROGRAM, (long) r.oldTcProgramId()),
+                Map.of(KernelDataPath.XDP_PROGRAM, (long) r.newXdpProgramId(),
+                        KernelDataPath.TC_CLASSIFY_PROGRAM, (long) r.newTcProgramId()));
+    }
+
+    @Override
+    public List<ProgramStats> programStats() {
+        return kernel.programStats().stream()
+                .map(s -> new ProgramStats(s.program(), s.runTimeNs(), s.runCount()))
+                .toList();
+    }
+
+    @Override
+    public String mode() {
+        return "kernel";
+    }
+
+    @Override
+    public Map<String, Object> attachment() {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("attached", true);
+        out.put("pin_dir", kernel.pinDir().toString());
+        out.put("interfaces", kernel.attachments().stream()
+                .map(a -> Map.of("interface", a.interfaceName(), "xdp_prog_id", a.xdpProgramId(),
+                        "tc_prog_id", a.tcProgramId()))
+                .toList());
+        return out;
+    }
+
+    /** tenant_policy as the control plane's prefix store. */
+    private record TenantPolicyFloors(TenantPolicyMap map) implements PrefixFloors {
+
+        @Override
+        public void put(Ipv4Prefix prefix, Tier floor) {
+            map.put(toKernel(prefix), floor);
+        }
+
+        @Override
+        public boolean remove(Ipv4Prefix prefix) {
+            return map.remove(toKernel(prefix));
+        }
+
+        @Override
+        public Map<Ipv4Prefix, Tier> entries() {
+            Map<Ipv4Prefix, Tier> out = new LinkedHashMap<>();
+            map.entries().forEach((prefix, floor) -> out.put(fromKernel(prefix), floor));
+            return out;
+        }
+
+        private static TenantPolicyMap.Prefix toKernel(Ipv4Prefix prefix) {
+            try {
+                byte[] address = ByteBuffer.allocate(4).putInt(prefix.address()).array();
+                return new TenantPolicyMap.Prefix((Inet4Address) InetAddress.getByAddress(address), prefix.length());
+            } catch (UnknownHostException e) {
+                throw new IllegalStateException("four bytes are always an IPv4 address", e);
+            }
+        }
+
+        private static Ipv4Prefix fromKernel(TenantPolicyMap.Prefix prefix) {
+            int address = ByteBuffer.wrap(prefix.address().getAddress()).getInt();
+            return new Ipv4Prefix(address, prefix.length());
+        }
+    }
+}

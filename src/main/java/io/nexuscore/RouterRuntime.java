@@ -1,0 +1,256 @@
+package io.nexuscore;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.classify.VerdictSource;
+import io.nexuscore.config.ConfigException;
+import io.nexuscore.config.KernelConfig;
+import io.nexuscore.config.RouterConfig;
+import io.nexuscore.config.TierConfig;
+import io.nexuscore.dataplane.AcceptorVerticle;
+import io.nexuscore.dataplane.DataPlaneHandler;
+import io.nexuscore.dataplane.DataPlaneMetrics;
+import io.nexuscore.dataplane.LatencyRecorder;
+import io.nexuscore.dataplane.TierResolver;
+import io.nexuscore.control.ControlVerticle;
+import io.nexuscore.control.EventHub;
+import io.nexuscore.control.KernelControl;
+import io.nexuscore.control.TierStateView;
+import io.nexuscore.control.UserSpaceKernelControl;
+import io.nexuscore.events.EventSink;
+import io.nexuscore.tiers.TierPoolState;
+import io.nexuscore.tiers.TierPools;
+import io.nexuscore.tiers.TierStats;
+import io.nexuscore.tiers.TierBackend;
+import io.nexuscore.tiers.upstream.UpstreamTierBackend;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.WorkerExecutor;
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One running router: Vert.x, the metrics registry, the data path (kernel or user space), the tier
+ * backends, the data-plane acceptors and the control plane. {@link #close()} releases all of it.
+ *
+ */
+public final class RouterRuntime implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(RouterRuntime.class.getName());
+
+    /**
+     * How requests get their verdicts and thresholds.
+     *
+     * @param control   the classifier as the control plane sees it (thresholds, tenants, reload)
+     * @param verdicts  per-request kernel verdicts (NONE in user space)
+     * @param blocking  true when reading verdicts or thresholds is a syscall
+     * @param latency   where completed-request latencies go (the kernel feedback loop)
+     * @param resources what to release on close (detach programs, close maps)
+     */
+    public record DataPath(KernelControl control, VerdictSource verdicts, boolean blocking,
+                           LatencyRecorder latency, AutoCloseable resources) {
+
+        /** "kernel" or "user", for logs and /healthz. */
+        public String mode() {
+            return control.mode();
+        }
+
+        /** The live thresholds, shared by the data plane and the control plane. */
+        public ThresholdStore thresholds() {
+            return control.thresholds();
+        }
+    }
+
+    private final Vertx vertx;
+    private final PrometheusMeterRegistry registry;
+    private final DataPath dataPath;
+    private final Map<Tier, TierBackend> backends;
+    private final WorkerExecutor resolverPool;
+    private final List<AcceptorVerticle> acceptors;
+
+    private RouterRuntime(Vertx vertx, PrometheusMeterRegistry registry, DataPath dataPath,
+                          Map<Tier, TierBackend> backends, WorkerExecutor resolverPool, List<AcceptorVerticle> acceptors) {
+        this.vertx = vertx;
+        this.registry = registry;
+        this.dataPath = dataPath;
+        this.backends = backends;
+        this.resolverPool = resolverPool;
+        this.acceptors = acceptors;
+    }
+
+    /** Starts everything from a validated config; on failure, releases what was started. */
+    public static RouterRuntime start(RouterConfig config) {
+        return start(config, null);
+    }
+
+    /** As {@link #start(RouterConfig)}, publishing events to {@code events} instead of the event hub. */
+    public static RouterRuntime start(RouterConfig config, EventSink events) {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)).build();
+        List<AutoCloseable> started = new ArrayList<>();
+        try {
+            if (!vertx.isNativeTransportEnabled()) {
+                LOG.log(Level.WARNING, "native epoll transport unavailable ({0}): SO_MARK tenant floors are off",
+                        String.valueOf(vertx.unavailableNativeTransportCause()));
+            }
+            DataPath dataPath = dataPath(config);
+            started.add(dataPath.resources());
+            EventHub hub = EventHub.from(config.control(), registry);
+            EventSink sink = events != null ? events : hub;
+            Map<Tier, TierBackend> pools = TierPools.create(config, registry);
+            started.addAll(pools.values());
+
+            Map<Tier, TierBackend> backends = new EnumMap<>(Tier.class);
+            Map<Tier, String> models = new EnumMap<>(Tier.class);
+            for (Tier tier : Tier.values()) {
+                TierConfig tierConfig = config.tier(tier);
+                TierBackend backend = tierConfig.upstream().isPresent()
+                        ? startedBy(started, new UpstreamTierBackend(vertx, tierConfig, dataPath.thresholds()::read))
+                        : pools.get(tier);
+                backends.put(tier, backend);
+                models.put(tier, tierConfig.model());
+            }
+
+            int instances = config.dataPlane().effectiveInstances();
+            WorkerExecutor resolverPool = dataPath.blocking()
+                    ? vertx.createSharedWorkerExecutor("nexus-resolver", instances) : null;
+            if (resolverPool != null) {
+                started.add(resolverPool::close);
+            }
+            DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
+            TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), dataPath.thresholds(),
+                    dataPath.verdicts(), dataPath.blocking(), metrics);
+            DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
+                    sink, dataPath.latency(), resolverPool);
+
+            List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
+            vertx.deployVerticle(() -> {
+                AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), handler);
+                acceptors.add(acceptor);
+                return acceptor;
+            }, new DeploymentOptions().setInstances(instances)).await();
+            deployControlPlane(vertx, config, registry, dataPath, hub, backends).await();
+
+            LOG.log(Level.INFO, "nexuscore: data plane on {0}:{1} ({2} acceptors, native transport {3}, {4} mode)",
+                    config.dataPlane().host(), String.valueOf(acceptors.get(0).actualPort()), instances,
+                    vertx.isNativeTransportEnabled() ? "on" : "off", dataPath.mode());
+            return new RouterRuntime(vertx, registry, dataPath, backends, resolverPool, List.copyOf(acceptors));
+        } catch (RuntimeException e) {
+            for (int i = started.size() - 1; i >= 0; i--) {
+                closeQuietly(started.get(i));
+            }
+            vertx.close().await();
+            registry.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The kernel data path when the kernel can run it (see {@link KernelDataPath#open}: AUTO falls
+     * back to user space with one log line saying why, KERNEL fails), else the Java scorer alone.
+     * In kernel mode bpf_stats are switched on for the program run-time metrics and restored on close.
+     */
+    static DataPath dataPath(RouterConfig config) {
+        Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
+                Set.of(config.dataPlane().port()));
+        if (kernel.isEmpty()) {
+            String reason = config.kernel().mode() == KernelConfig.Mode.USER
+                    ? "kernel.mode is user" : "the eBPF data path could not load (see the log)";
+            UserSpaceKernelControl control = new UserSpaceKernelControl(
+                    new InMemoryThresholdStore(config.scoring().thresholds()), reason);
+            return new DataPath(control, VerdictSource.NONE, false, LatencyRecorder.NONE, () -> { });
+        }
+        KernelDataPath path = kernel.get();
+        boolean statsWereOn = KernelDataPath.setStatsEnabled(true);
+        AutoCloseable release = () -> {
+            path.close();
+            KernelDataPath.setStatsEnabled(statsWereOn);
+        };
+        return new DataPath(new KernelClassifierControl(path), path.verdicts(), true, LatencyRecorder.NONE, release);
+    }
+
+    /** The control plane, over the same thresholds, events and registry as the data plane. */
+    static Future<?> deployControlPlane(Vertx vertx, RouterConfig config, PrometheusMeterRegistry registry,
+                                        DataPath dataPath, EventHub events, Map<Tier, TierBackend> backends) {
+        Map<Tier, TierStats> pools = new EnumMap<>(Tier.class);
+        backends.forEach((tier, backend) -> {
+            if (backend instanceof TierStats stats) {
+                pools.put(tier, stats);
+            }
+        });
+        TierStateView view = TierStateView.ofRecords(() -> {
+            Map<Tier, TierPoolState> states = new EnumMap<>(Tier.class);
+            pools.forEach((tier, stats) -> states.put(tier, stats.state()));
+            return states;
+        });
+        return vertx.deployVerticle(new ControlVerticle(config.control(), dataPath.control(), view, events, registry));
+    }
+
+    private static TierBackend startedBy(List<AutoCloseable> started, TierBackend backend) {
+        started.add(backend);
+        return backend;
+    }
+
+    public Vertx vertx() {
+        return vertx;
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    public DataPath dataPath() {
+        return dataPath;
+    }
+
+    /** The data plane's bound port. */
+    public int dataPlanePort() {
+        return acceptors.get(0).actualPort();
+    }
+
+    /**
+     * Stops accepting (undeploys every verticle), then closes the tiers, the data path (detaching
+     * the kernel programs) and Vert.x, in that order, so no request meets a closed tier.
+     */
+    @Override
+    public void close() {
+        try {
+            Future.all(vertx.deploymentIDs().stream().map(vertx::undeploy).toList()).await(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "verticles did not stop within 10 s", e);
+        }
+        backends.values().forEach(RouterRuntime::closeQuietly);
+        if (resolverPool != null) {
+            closeQuietly(resolverPool::close);
+        }
+        closeQuietly(dataPath.resources());
+        try {
+            vertx.close().await(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "vert.x did not close within 10 s", e);
+        }
+        registry.close();
+    }
+
+    private static void closeQuietly(AutoCloseable resource) {
+        try {
+            resource.close();
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "close failed: " + e, e);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package io.nexuscore.bpf;
+
+import java.nio.file.Path;
+import jnr.ffi.Pointer;
+import jnr.ffi.byref.NumberByReference;
+import jnr.ffi.TypeAlias;
+
+/**
+ * An opened-then-loaded libbpf {@code bpf_object}. Lifecycle: {@link #open}, {@link #pinMapsUnder}
+ * and {@link #writeRodata} (before load), {@link #load}, then {@link #program} fds; {@link #close}
+ * unloads the programs (attachments and pinned maps keep their own references).
+ */
+final class BpfObject implements AutoCloseable {
+
+    private final String name;
+    private Pointer obj;
+
+    private BpfObject(String name, Pointer obj) {
+        this.name = name;
+        this.obj = obj;
+    }
+
+    static BpfObject open(Path file) {
+        LibBpfLog.install();
+        Pointer obj = Native.check(LibBpf.get().bpf_object__open_file(file.toString(), null),
+                "bpf_object__open_file", file.toString());
+        return new BpfObject(file.getFileName().toString(), obj);
+    }
+
+    /**
+     * Every map the C declares with LIBBPF_PIN_BY_NAME gets pinDir/name instead of libbpf's default
+     * /sys/fs/bpf/name: libbpf reuses an existing pin, else pins after creating the map.
+     */
+    void pinMapsUnder(Path pinDir) {
+        LibBpf lib = LibBpf.get();
+        for (Pointer map = lib.bpf_object__next_map(obj, null); map != null && map.address() != 0;
+                map = lib.bpf_object__next_map(obj, map)) {
+            Pointer defaultPin = lib.bpf_map__pin_path(map);
+            if (lib.bpf_map__is_internal(map) || defaultPin == null || defaultPin.address() == 0) {
+                continue;
+            }
+            String mapName = lib.bpf_map__name(map);
+            Native.check(lib.bpf_map__set_pin_path(map, pinDir.resolve(mapName).toString()),
+                    "bpf_map__set_pin_path", mapName);
+        }
+    }
+
+    /** Overwrites the initial contents of an internal map such as .rodata (const volatile settings). */
+    void writeRodata(String section, byte[] contents) {
+        Pointer map = Native.check(LibBpf.get().bpf_object__find_map_by_name(obj, section),
+                "bpf_object__find_map_by_name", name + ":" + section);
+        NumberByReference size = new NumberByReference(TypeAlias.size_t);
+        Pointer data = Native.check(LibBpf.get().bpf_map__initial_value(map, size),
+                "bpf_map__initial_value", name + ":" + section);
+        if (size.longValue() != contents.length) {
+            throw new IllegalStateException(name + ": " + section + " is " + size.longValue()
+                    + " bytes but struct load_settings is " + contents.length
+                    + ": the object and the Java mirror disagree");
+        }
+        data.put(0, contents, 0, contents.length);
+    }
+
+    void load() {
+        Native.check(LibBpf.get().bpf_object__load(obj), "bpf_object__load", name);
+    }
+
+    BpfProgram program(String programName) {
+        Pointer prog = Native.check(LibBpf.get().bpf_object__find_program_by_name(obj, programName),
+                "bpf_object__find_program_by_name", name + ":" + programName);
+        int fd = Native.check(LibBpf.get().bpf_program__fd(prog), "bpf_program__fd", programName);
+        return new BpfProgram(programName, fd);
+    }
+
+    String name() {
+        return name;
+    }
+
+    @Override
+    public void close() {
+        if (obj != null) {
+            LibBpf.get().bpf_object__close(obj);
+            obj = null;
+        }
+    }
+}

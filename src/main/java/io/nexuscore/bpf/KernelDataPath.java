@@ -1,0 +1,495 @@
+package io.nexuscore.bpf;
+
+import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.VerdictSource;
+import io.nexuscore.config.KernelConfig;
+import io.nexuscore.config.ScoringConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * The kernel data path: the eBPF object nexus_classify.bpf.o loaded, its maps pinned, XDP and the
+ * TC chain attached on the configured interfaces. The one entry point the rest of NexusCore uses.
+ *
+ * <h2>Lifecycle</h2>
+ * <pre>{@code
+ * Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(), Set.of(8080));
+ * // empty = user-space mode (logged once, with the reason); KERNEL mode throws instead
+ * VerdictSource verdicts = kernel.map(KernelDataPath::verdicts).orElse(VerdictSource.NONE);
+ * ...
+ * kernel.ifPresent(KernelDataPath::close);     // detaches, restores the sysctl, keeps the pins
+ * }</pre>
+ *
+ * <h2>What each part calls</h2>
+ * <ul>
+ * <li>data plane: {@link #verdicts()} per request (one bpf(2) lookup by 4-tuple, blocking, ~µs;
+ *     check {@code KernelVerdict.belongsTo} before trusting it), and {@link SocketMarks} on the
+ *     accepted socket's fd for the tenant floor set on the SYN.</li>
+ * <li>control plane: {@link #thresholds()} (read/write the live pinned map),
+ *     {@link #tenantPolicy()}, {@link #tierCounters()}, {@link #reload}, {@link #programStats()}
+ *     with {@link #setStatsEnabled}.</li>
+ * </ul>
+ * Maps live under {@code KernelConfig.pinDir} (default /sys/fs/bpf/nexuscore) and survive
+ * {@link #reload} and {@link #close}; {@link #removePins} deletes them. Every native failure is a
+ * {@link BpfException} naming the call, the object and the errno. All methods block (syscalls):
+ * never call them on an event loop. Thread-safe.
+ */
+public final class KernelDataPath implements AutoCloseable {
+
+    private volatile boolean thresholdsFromConfig;
+
+    private static final Logger LOG = Logger.getLogger(KernelDataPath.class.getName());
+
+    /** The object inside the jar (built by src/main/bpf/build.sh). */
+    public static final String OBJECT_RESOURCE = "bpf/nexus_classify.bpf.o";
+    public static final String XDP_PROGRAM = "nexus_classify";
+    public static final String TC_CLASSIFY_PROGRAM = "nexus_tc_classify";
+    public static final String TC_POLICY_PROGRAM = "nexus_tc_policy";
+    public static final String TC_MARK_PROGRAM = "nexus_tc_mark";
+    /** Pinned maps (file names under the pin directory). */
+    public static final List<String> PINNED_MAPS =
+            List.of("routing_decisions", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain");
+
+    /** Slots of tc_chain (TC_SLOT_* in nexus_shared.h). */
+    private static final int TC_SLOT_POLICY = 1;
+    private static final int TC_SLOT_MARK = 2;
+    /** CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_BPF bit numbers (linux/capability.h). */
+    private static final int CAP_NET_ADMIN = 12;
+    private static final int CAP_SYS_ADMIN = 21;
+    private static final int CAP_BPF = 39;
+
+    private final Path pinDir;
+    private final ScoringConfig scoring;
+    private final Set<Integer> ports;
+    private final KernelConfig.XdpMode xdpMode;
+
+    private final BpfMap routingDecisionsMap;
+    private final BpfMap scoreThresholdsMap;
+    private final BpfMap tierCountersMap;
+    private final BpfMap tenantPolicyMap;
+    private final BpfMap tcChainMap;
+    private final RoutingDecisionsMap verdicts;
+    private final ScoreThresholdsMap thresholds;
+    private final TierCountersMap tierCounters;
+    private final TenantPolicyMap tenantPolicy;
+
+    private final List<XdpAttachment> xdpAttachments = new ArrayList<>();
+    private final List<TcAttachment> tcAttachments = new ArrayList<>();
+    private BpfObject object;
+    private Programs programs;
+    private String previousFwmarkAccept;
+    private boolean closed;
+
+    /** The four programs of one loaded object. */
+    private record Programs(BpfProgram xdp, BpfProgram tcClassify, BpfProgram tcPolicy, BpfProgram tcMark) {
+        static Programs of(BpfObject object) {
+            return new Programs(object.program(XDP_PROGRAM), object.program(TC_CLASSIFY_PROGRAM),
+                    object.program(TC_POLICY_PROGRAM), object.program(TC_MARK_PROGRAM));
+        }
+
+        List<BpfProgram> all() {
+            return List.of(xdp, tcClassify, tcPolicy, tcMark);
+        }
+    }
+
+    private KernelDataPath(Path pinDir, ScoringConfig scoring, Set<Integer> ports, KernelConfig.XdpMode xdpMode,
+                           BpfObject object) {
+        this.pinDir = pinDir;
+        this.scoring = scoring;
+        this.ports = Set.copyOf(ports);
+        this.xdpMode = xdpMode;
+        this.object = object;
+        this.programs = Programs.of(object);
+        this.routingDecisionsMap = BpfMap.openPinned(pinDir, "routing_decisions",
+                SharedStructs.FLOW_KEY.size(), SharedStructs.ROUTING_DECISION.size());
+        this.scoreThresholdsMap = BpfMap.openPinned(pinDir, "score_thresholds", 4, SharedStructs.SCORE_THRESHOLDS.size());
+        this.tierCountersMap = BpfMap.openPinned(pinDir, "tier_counters", 4, TierCountersMap.valueSize());
+        this.tenantPolicyMap = BpfMap.openPinned(pinDir, "tenant_policy",
+                SharedStructs.TENANT_KEY.size(), SharedStructs.TENANT_FLOOR.size());
+        this.tcChainMap = BpfMap.openPinned(pinDir, "tc_chain", 4, 4);
+        this.verdicts = new RoutingDecisionsMap(routingDecisionsMap);
+        this.thresholds = new ScoreThresholdsMap(scoreThresholdsMap);
+        this.tierCounters = new TierCountersMap(tierCountersMap);
+        this.tenantPolicy = new TenantPolicyMap(tenantPolicyMap);
+    }
+
+    /**
+     * Decides the mode: USER never touches the kernel; AUTO loads when it can and otherwise logs
+     * ONE line saying the router runs in user-space mode and why; KERNEL loads or throws.
+     *
+     * @return the loaded data path, or empty for user-space mode
+     */
+    public static Optional<KernelDataPath> open(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
+        switch (config.mode()) {
+            case USER:
+                LOG.info("user-space mode: kernel.mode is 'user'; the Java scorer classifies every request");
+                return Optional.empty();
+            case KERNEL:
+                return Optional.of(load(config, scoring, ports));
+            default:
+                Optional<String> missing = missingPrivilege();
+                if (missing.isPresent()) {
+                    LOG.warning("user-space mode: " + missing.get() + "; the Java scorer classifies every request");
+                    return Optional.empty();
+                }
+                try {
+                    return Optional.of(load(config, scoring, ports));
+                } catch (RuntimeException | LinkageError e) { // LinkageError: libbpf.so.1 is not installed
+                    LOG.log(Level.WARNING, "user-space mode: the eBPF data path did not load ("
+                            + (e instanceof BpfException ? e.getMessage() : e.toString()) + "); the Java scorer classifies every request");
+                    return Optional.empty();
+                }
+        }
+    }
+
+    /**
+     * Loads the object from the jar, pins (or reuses) the maps under {@code config.pinDir()},
+     * attaches XDP (in {@code config.xdpMode()}) and the TC chain to every configured interface,
+     * and sets net.ipv4.tcp_fwmark_accept=1 (restored by {@link #close}).
+     */
+    public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
+        boolean freshDir = !Files.isDirectory(config.pinDir());
+        KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode());
+        try {
+            path.attach(config.interfaces());
+        } catch (RuntimeException e) {
+            try {
+                path.close();
+                if (freshDir) {
+                    path.removePins();
+                }
+            } catch (RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+        LOG.info(() -> "kernel data path: XDP " + XDP_PROGRAM + " (" + config.xdpMode().name().toLowerCase(java.util.Locale.ROOT)
+                + ") and TC chain on " + config.interfaces() + ", ports " + new TreeSet<>(ports)
+                + ", maps pinned under " + config.pinDir());
+        return path;
+    }
+
+    /**
+     * Loads and pins without attaching anything: for BPF_PROG_TEST_RUN (tests, benchmarks) and
+     * tools. {@link #programs()} gives the programs to run.
+     */
+    public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
+                                                      KernelConfig.XdpMode xdpMode) {
+        BpfFs.ensureMounted();
+        boolean freshDir = !Files.isDirectory(pinDir);
+        BpfFs.createDirectories(pinDir);
+        KernelDataPath path = null;
+        try {
+            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports);
+            try {
+                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object);
+            } catch (RuntimeException e) {
+                object.close();
+                throw e;
+            }
+            if (path.thresholds.isUnset()) {
+                path.thresholds.write(scoring.thresholds());
+                path.thresholdsFromConfig = true;
+            }
+            path.installChain(path.programs);
+            return path;
+        } catch (RuntimeException e) {
+            if (path != null) {
+                try {
+                    path.close();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            if (freshDir) {
+                removePins(pinDir); // nothing of ours was there before: leave nothing behind
+            }
+            throw e;
+        }
+    }
+
+    public VerdictSource verdicts() {
+        return verdicts;
+    }
+
+    /** The verdict map with diagnostics (timestamps, snapshot) beyond {@link VerdictSource}. */
+    public RoutingDecisionsMap routingDecisions() {
+        return verdicts;
+    }
+
+    /**
+     * True when this load found the thresholds map unset and wrote the configured values; false when
+     * the pinned map kept values from an earlier run (which are newer than any saved state).
+     */
+    public boolean thresholdsFromConfig() {
+        return thresholdsFromConfig;
+    }
+
+    public ThresholdStore thresholds() {
+        return thresholds;
+    }
+
+    public TenantPolicyMap tenantPolicy() {
+        return tenantPolicy;
+    }
+
+    public TierCountersMap tierCounters() {
+        return tierCounters;
+    }
+
+    public Path pinDir() {
+        return pinDir;
+    }
+
+    /** The loaded programs (XDP first, then the TC chain in order). */
+    public synchronized List<BpfProgram> programs() {
+        return programs.all();
+    }
+
+    public synchronized BpfProgram program(String name) {
+        return programs.all().stream().filter(p -> p.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no program " + name));
+    }
+
+    /** Run statistics per program; zero unless {@link #setStatsEnabled} is on. */
+    public synchronized List<ProgramStats> programStats() {
+        return programs.all().stream().map(BpfProgram::stats).toList();
+    }
+
+    /** Sets kernel.bpf_stats_enabled (system-wide; costs a few ns per program run); returns the old value. */
+    public static boolean setStatsEnabled(boolean enabled) {
+        boolean old = !Sysctl.BPF_STATS_ENABLED.read().equals("0");
+        Sysctl.BPF_STATS_ENABLED.write(enabled ? "1" : "0");
+        return old;
+    }
+
+    /**
+     * Loads a new object ({@code objectFile}, else the one in the jar) against the same pinned maps
+     * and swaps it in: tail-call slots first, then XDP (XDP_FLAGS_REPLACE) and TC (BPF_TC_F_REPLACE)
+     * per interface, each an atomic exchange; no map entry is lost. On failure the old programs stay.
+     */
+    public synchronized ReloadResult reload(Optional<Path> objectFile) {
+        requireOpen();
+        BpfObject next = loadObject(objectFile, pinDir, scoring, ports);
+        Programs old = programs;
+        Programs fresh;
+        int done = 0;
+        try {
+            fresh = Programs.of(next);
+            installChain(fresh);
+            for (XdpAttachment xdp : xdpAttachments) {
+                xdp.replace(fresh.xdp());
+            }
+            for (TcAttachment tc : tcAttachments) {
+                tc.replace(fresh.tcClassify());
+                done++;
+            }
+        } catch (RuntimeException e) {
+            rollBack(old, done, e);
+            next.close();
+            throw e;
+        }
+        ReloadResult result = new ReloadResult(next.name(), old.xdp().id(), fresh.xdp().id(),
+                old.tcClassify().id(), fresh.tcClassify().id());
+        object.close();
+        object = next;
+        programs = fresh;
+        LOG.info(() -> "kernel data path reloaded from " + result.object() + ": XDP prog " + result.oldXdpProgramId()
+                + " -> " + result.newXdpProgramId() + ", TC prog " + result.oldTcProgramId() + " -> " + result.newTcProgramId());
+        return result;
+    }
+
+    private void rollBack(Programs old, int tcDone, RuntimeException failure) {
+        try {
+            installChain(old);
+            for (XdpAttachment xdp : xdpAttachments) {
+                xdp.replace(old.xdp());
+            }
+            for (int i = 0; i < tcDone; i++) {
+                tcAttachments.get(i).replace(old.tcClassify());
+            }
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /** Detaches every program, restores net.ipv4.tcp_fwmark_accept, closes fds. Pins stay. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<RuntimeException> failures = new ArrayList<>();
+        for (XdpAttachment xdp : xdpAttachments) {
+            run(failures, xdp::detach);
+        }
+        for (TcAttachment tc : tcAttachments) {
+            run(failures, tc::detach);
+        }
+        xdpAttachments.clear();
+        tcAttachments.clear();
+        if (previousFwmarkAccept != null) {
+            run(failures, () -> Sysctl.TCP_FWMARK_ACCEPT.write(previousFwmarkAccept));
+        }
+        run(failures, object::close);
+        for (BpfMap map : List.of(routingDecisionsMap, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap)) {
+            run(failures, map::close);
+        }
+        if (!failures.isEmpty()) {
+            RuntimeException first = failures.get(0);
+            failures.stream().skip(1).filter(f -> f != first).forEach(first::addSuppressed);
+            throw first;
+        }
+    }
+
+    /** Deletes the pinned maps and the pin directory (when empty). The maps die with their last user. */
+    public void removePins() {
+        removePins(pinDir);
+    }
+
+    public static void removePins(Path pinDir) {
+        try {
+            for (String name : PINNED_MAPS) {
+                Files.deleteIfExists(pinDir.resolve(name));
+            }
+            if (Files.isDirectory(pinDir)) {
+                try (var rest = Files.list(pinDir)) {
+                    if (rest.findAny().isEmpty()) {
+                        Files.delete(pinDir);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove pins under " + pinDir, e);
+        }
+    }
+
+    /** Interfaces with our programs attached, and the kernel's current program ids on them. */
+    public synchronized List<Attachment> attachments() {
+        List<Attachment> list = new ArrayList<>();
+        for (int i = 0; i < xdpAttachments.size(); i++) {
+            list.add(new Attachment(xdpAttachments.get(i).netInterface().name(),
+                    xdpAttachments.get(i).attachedProgramId(), tcAttachments.get(i).attachedProgramId()));
+        }
+        return list;
+    }
+
+    /** One interface: the ids of the XDP program and the TC filter program found attached there. */
+    public record Attachment(String interfaceName, int xdpProgramId, int tcProgramId) {
+    }
+
+    private void attach(List<String> interfaces) {
+        previousFwmarkAccept = Sysctl.TCP_FWMARK_ACCEPT.read();
+        Sysctl.TCP_FWMARK_ACCEPT.write("1");
+        for (String name : interfaces) {
+            NetInterface netInterface = NetInterface.byName(name);
+            xdpAttachments.add(XdpAttachment.attach(netInterface, programs.xdp(), xdpMode));
+            try {
+                tcAttachments.add(TcAttachment.attach(netInterface, programs.tcClassify()));
+            } catch (RuntimeException e) {
+                XdpAttachment xdp = xdpAttachments.remove(xdpAttachments.size() - 1);
+                try {
+                    xdp.detach();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+        }
+    }
+
+    private void installChain(Programs p) {
+        tcChainMap.update(slot(TC_SLOT_POLICY), slot(p.tcPolicy().fd()), BpfMap.BPF_ANY);
+        tcChainMap.update(slot(TC_SLOT_MARK), slot(p.tcMark().fd()), BpfMap.BPF_ANY);
+    }
+
+    private static byte[] slot(int value) {
+        return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();
+    }
+
+    private static BpfObject loadObject(Optional<Path> objectFile, Path pinDir, ScoringConfig scoring, Set<Integer> ports) {
+        Path file = objectFile.orElseGet(KernelDataPath::extractObject);
+        BpfObject object = BpfObject.open(file);
+        try {
+            object.pinMapsUnder(pinDir);
+            object.writeRodata(".rodata", SharedStructs.loadSettings(scoring.weights(), ports));
+            object.load();
+            return object;
+        } catch (RuntimeException e) {
+            object.close();
+            throw e;
+        } finally {
+            if (objectFile.isEmpty()) {
+                deleteQuietly(file);
+            }
+        }
+    }
+
+    /** libbpf opens files: copy the jar's object to a temp file for the duration of the load. */
+    private static Path extractObject() {
+        try (InputStream in = KernelDataPath.class.getClassLoader().getResourceAsStream(OBJECT_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(OBJECT_RESOURCE + " is not on the class path: build with mvn "
+                        + "(src/main/bpf/build.sh compiles it)");
+            }
+            Path file = Files.createTempFile("nexus_classify", ".bpf.o");
+            Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot extract " + OBJECT_RESOURCE, e);
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.log(Level.FINE, "cannot delete " + file, e);
+        }
+    }
+
+    /** Why this process cannot load eBPF (no root-equivalent capabilities), if it cannot. */
+    static Optional<String> missingPrivilege() {
+        try {
+            long caps = Files.readAllLines(Path.of("/proc/self/status")).stream()
+                    .filter(l -> l.startsWith("CapEff:")).findFirst()
+                    .map(l -> Long.parseUnsignedLong(l.substring(7).trim(), 16)).orElse(0L);
+            boolean sysAdmin = (caps & (1L << CAP_SYS_ADMIN)) != 0;
+            boolean bpfAndNet = (caps & (1L << CAP_BPF)) != 0 && (caps & (1L << CAP_NET_ADMIN)) != 0;
+            if (!sysAdmin && !bpfAndNet) {
+                return Optional.of("the process lacks CAP_SYS_ADMIN (or CAP_BPF + CAP_NET_ADMIN); run as root");
+            }
+        } catch (IOException | RuntimeException e) {
+            return Optional.of("cannot read capabilities from /proc/self/status (" + e.getMessage() + ")");
+        }
+        return Optional.empty();
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("kernel data path is closed");
+        }
+    }
+
+    private static void run(List<RuntimeException> failures, Runnable step) {
+        try {
+            step.run();
+        } catch (RuntimeException e) {
+            failures.add(e);
+        }
+    }
+}

@@ -1,0 +1,106 @@
+package io.nexuscore.bpf;
+
+import jnr.ffi.LibraryLoader;
+import jnr.ffi.Pointer;
+import jnr.ffi.Runtime;
+import jnr.ffi.annotations.Delegate;
+import jnr.ffi.annotations.In;
+import jnr.ffi.annotations.Out;
+import jnr.ffi.byref.IntByReference;
+import jnr.ffi.byref.NumberByReference;
+
+/**
+ * The libbpf 1.1 calls NexusCore uses (Debian's libbpf.so.1), bound with jnr-ffi. Pointer-returning
+ * calls return NULL and set errno; int-returning calls return a negative errno. Go through
+ * {@link Native} to turn either into a {@link BpfException}.
+ *
+ * <p>Option structs are passed as raw memory with the offsets libbpf.h/bpf.h define; each starts
+ * with {@code size_t sz} (see {@link Opts}).
+ */
+public interface LibBpf {
+
+    /** {@code libbpf_print_fn_t}: level, format, va_list (x86-64: a pointer to the va_list tag). */
+    interface PrintFn {
+        @Delegate
+        int print(int level, Pointer format, Pointer args);
+    }
+
+    Pointer libbpf_set_print(PrintFn fn);
+
+    int libbpf_num_possible_cpus();
+
+    Pointer bpf_object__open_file(String path, Pointer opts);
+
+    int bpf_object__load(Pointer obj);
+
+    void bpf_object__close(Pointer obj);
+
+    Pointer bpf_object__find_program_by_name(Pointer obj, String name);
+
+    Pointer bpf_object__find_map_by_name(Pointer obj, String name);
+
+    Pointer bpf_object__next_map(Pointer obj, Pointer prev);
+
+    int bpf_program__fd(Pointer prog);
+
+    int bpf_map__fd(Pointer map);
+
+    String bpf_map__name(Pointer map);
+
+    boolean bpf_map__is_internal(Pointer map);
+
+    int bpf_map__set_pin_path(Pointer map, String path);
+
+    /** Non-NULL for maps declared with LIBBPF_PIN_BY_NAME (libbpf defaults it to /sys/fs/bpf/NAME). */
+    Pointer bpf_map__pin_path(Pointer map);
+
+    Pointer bpf_map__initial_value(Pointer map, NumberByReference size);
+
+    int bpf_xdp_attach(int ifindex, int progFd, int flags, Pointer opts);
+
+    int bpf_xdp_query_id(int ifindex, int flags, IntByReference progId);
+
+    int bpf_tc_hook_create(Pointer hook);
+
+    int bpf_tc_hook_destroy(Pointer hook);
+
+    int bpf_tc_attach(Pointer hook, Pointer opts);
+
+    int bpf_tc_detach(Pointer hook, Pointer opts);
+
+    int bpf_tc_query(Pointer hook, Pointer opts);
+
+    int bpf_map_lookup_elem(int fd, @In byte[] key, @Out byte[] value);
+
+    /** Same call, on native buffers the caller keeps: no per-call array marshalling (hot path). */
+    int bpf_map_lookup_elem(int fd, Pointer key, Pointer value);
+
+    int bpf_map_update_elem(int fd, @In byte[] key, @In byte[] value, long flags);
+
+    int bpf_map_delete_elem(int fd, @In byte[] key);
+
+    int bpf_map_get_next_key(int fd, @In byte[] key, @Out byte[] nextKey);
+
+    int bpf_obj_get(String path);
+
+    int bpf_obj_get_info_by_fd(int fd, Pointer info, IntByReference infoLength);
+
+    int bpf_prog_test_run_opts(int progFd, Pointer opts);
+
+    /** The process-wide binding, loaded on first use. */
+    static LibBpf get() {
+        return Holder.LIB;
+    }
+
+    static Runtime runtime() {
+        return Holder.RUNTIME;
+    }
+
+    final class Holder {
+        private static final LibBpf LIB = LibraryLoader.create(LibBpf.class).load("bpf");
+        private static final Runtime RUNTIME = Runtime.getRuntime(LIB);
+
+        private Holder() {
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.nexuscore.bpf;
+
+import io.nexuscore.classify.FourTuple;
+import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.ScoreWeights;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Java mirrors of the structs in src/main/bpf/nexus_shared.h: layouts plus encoders/decoders.
+ * Network-order fields are written big-endian, host-order fields little-endian (x86-64).
+ */
+public final class SharedStructs {
+
+    public static final StructLayout FLOW_KEY = StructLayout.of("flow_key", 12,
+            "src_ip", 0, "dst_ip", 4, "src_port", 8, "dst_port", 10);
+    public static final StructLayout ROUTING_DECISION = StructLayout.of("routing_decision", 24,
+            "body_len", 0, "timestamp_ns", 8, "request_line_hash", 16, "score", 20, "tier", 21, "pad", 22);
+    public static final StructLayout SCORE_THRESHOLDS = StructLayout.of("score_thresholds", 8,
+            "nano_max", 0, "small_max", 4);
+    public static final StructLayout TENANT_KEY = StructLayout.of("tenant_key", 8,
+            "prefixlen", 0, "addr", 4);
+    public static final StructLayout TENANT_FLOOR = StructLayout.of("tenant_floor", 4,
+            "tier_floor", 0, "pad", 1);
+    public static final StructLayout LOAD_SETTINGS = StructLayout.of("load_settings", 32,
+            "weight_sum", 0, "weight_ref", 4, "weight_gen", 8, "weight_ana", 12, "ports", 16);
+
+    public static final List<StructLayout> ALL =
+            List.of(FLOW_KEY, ROUTING_DECISION, SCORE_THRESHOLDS, TENANT_KEY, TENANT_FLOOR, LOAD_SETTINGS);
+
+    /** MAX_PORTS in nexus_shared.h. */
+    public static final int MAX_PORTS = 8;
+
+    private SharedStructs() {
+    }
+
+    static byte[] flowKey(FourTuple t) {
+        return ByteBuffer.allocate(FLOW_KEY.size()).order(ByteOrder.BIG_ENDIAN)
+                .put(t.srcAddress().getAddress())
+                .put(t.dstAddress().getAddress())
+                .putShort((short) t.srcPort())
+                .putShort((short) t.dstPort())
+                .array();
+    }
+
+    static FourTuple decodeFlowKey(byte[] key) {
+        ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.BIG_ENDIAN);
+        byte[] src = new byte[4];
+        byte[] dst = new byte[4];
+        b.get(src).get(dst);
+        return new FourTuple(inet4(src), b.getShort() & 0xffff, inet4(dst), b.getShort() & 0xffff);
+    }
+
+    /** The kernel's routing_decision, with its timestamp. */
+    public record RoutingDecision(KernelVerdict verdict, long timestampNs) {
+    }
+
+    static RoutingDecision decodeRoutingDecision(byte[] value) {
+        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        long bodyLength = b.getLong(ROUTING_DECISION.offset("body_len"));
+        long timestamp = b.getLong(ROUTING_DECISION.offset("timestamp_ns"));
+        int hash = b.getInt(ROUTING_DECISION.offset("request_line_hash"));
+        int score = b.get(ROUTING_DECISION.offset("score")) & 0xff;
+        Tier tier = Tier.fromWire(b.get(ROUTING_DECISION.offset("tier")) & 0xff);
+        return new RoutingDecision(new KernelVerdict(score, tier, bodyLength, hash), timestamp);
+    }
+
+    static byte[] scoreThresholds(Thresholds t) {
+        return ByteBuffer.allocate(SCORE_THRESHOLDS.size()).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(t.nanoMax()).putInt(t.smallMax()).array();
+    }
+
+    static Thresholds decodeScoreThresholds(byte[] value) {
+        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        return new Thresholds(b.getInt(0), b.getInt(4));
+    }
+
+    static byte[] tenantKey(Inet4Address prefix, int prefixLength) {
+        if (prefixLength < 0 || prefixLength > 32) {
+            throw new IllegalArgumentException("prefix length must be in 0..32, got " + prefixLength);
+        }
+        return ByteBuffer.allocate(TENANT_KEY.size()).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(prefixLength)
+                .put(prefix.getAddress())
+                .array();
+    }
+
+    static byte[] tenantFloor(Tier floor) {
+        return new byte[] {(byte) floor.wire(), 0, 0, 0};
+    }
+
+    static byte[] loadSettings(ScoreWeights w, Set<Integer> ports) {
+        if (ports.isEmpty() || ports.size() > MAX_PORTS) {
+            throw new IllegalArgumentException("between 1 and " + MAX_PORTS + " data-plane ports, got " + ports);
+        }
+        ByteBuffer b = ByteBuffer.allocate(LOAD_SETTINGS.size()).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(w.sum()).putInt(w.ref()).putInt(w.gen()).putInt(w.ana());
+        ports.stream().sorted().forEach(port -> {
+            if (port < 1 || port > 0xffff) {
+                throw new IllegalArgumentException("data-plane port out of range: " + port);
+            }
+            b.putShort((short) (int) port);
+        });
+        return b.array();
+    }
+
+    static Inet4Address inet4(byte[] address) {
+        try {
+            return (Inet4Address) InetAddress.getByAddress(address);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package io.nexuscore.bpf;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** Reads and writes /proc/sys settings such as net.ipv4.tcp_fwmark_accept (of this network namespace). */
+record Sysctl(String name) {
+
+    static final Sysctl TCP_FWMARK_ACCEPT = new Sysctl("net.ipv4.tcp_fwmark_accept");
+    static final Sysctl BPF_STATS_ENABLED = new Sysctl("kernel.bpf_stats_enabled");
+
+    Path path() {
+        return Path.of("/proc/sys", name.replace('.', '/'));
+    }
+
+    String read() {
+        try {
+            return Files.readString(path()).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read sysctl " + name, e);
+        }
+    }
+
+    void write(String value) {
+        try {
+            Files.writeString(path(), value);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot set sysctl " + name + "=" + value, e);
+        }
+    }
+}

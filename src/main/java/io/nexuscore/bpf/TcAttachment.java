@@ -1,0 +1,98 @@
+package io.nexuscore.bpf;
+
+import jnr.ffi.Pointer;
+
+/**
+ * The TC classify program as a clsact ingress filter on one interface, at a fixed handle and
+ * priority so that {@link #replace} (BPF_TC_F_REPLACE) swaps it atomically. The clsact qdisc is
+ * removed on detach only when this attachment created it.
+ */
+final class TcAttachment {
+
+    private static final int BPF_TC_INGRESS = 1;
+    private static final int BPF_TC_EGRESS = 2;
+    private static final int BPF_TC_F_REPLACE = 1;
+    /** "NX": our filter's handle. */
+    static final int HANDLE = 0x4e58;
+    static final int PRIORITY = 1;
+
+    private final NetInterface netInterface;
+    private final boolean createdQdisc;
+
+    private TcAttachment(NetInterface netInterface, boolean createdQdisc) {
+        this.netInterface = netInterface;
+        this.createdQdisc = createdQdisc;
+    }
+
+    static TcAttachment attach(NetInterface netInterface, BpfProgram program) {
+        int rc = LibBpf.get().bpf_tc_hook_create(hook(netInterface, BPF_TC_INGRESS));
+        boolean created = rc != -Errno.EEXIST;
+        if (created) {
+            Native.check(rc, "bpf_tc_hook_create", netInterface.name());
+        }
+        TcAttachment attachment = new TcAttachment(netInterface, created);
+        try {
+            Native.check(LibBpf.get().bpf_tc_attach(hook(netInterface, BPF_TC_INGRESS), opts(program.fd(), 0)),
+                    "bpf_tc_attach", netInterface.name());
+        } catch (BpfException e) {
+            attachment.destroyQdiscIfOurs();
+            throw e;
+        }
+        return attachment;
+    }
+
+    void replace(BpfProgram next) {
+        Native.check(LibBpf.get().bpf_tc_attach(hook(netInterface, BPF_TC_INGRESS), opts(next.fd(), BPF_TC_F_REPLACE)),
+                "bpf_tc_attach(replace)", netInterface.name());
+    }
+
+    void detach() {
+        try {
+            // bpf_tc_detach wants prog_fd, flags and prog_id zero: the filter is named by handle and priority.
+            Native.check(LibBpf.get().bpf_tc_detach(hook(netInterface, BPF_TC_INGRESS), opts(0, 0)),
+                    "bpf_tc_detach", netInterface.name());
+        } finally {
+            destroyQdiscIfOurs();
+        }
+    }
+
+    /** Id of the program in our filter slot, 0 when the slot is empty. */
+    int attachedProgramId() {
+        Pointer opts = opts(0, 0);
+        int rc = LibBpf.get().bpf_tc_query(hook(netInterface, BPF_TC_INGRESS), opts);
+        if (rc == -Errno.ENOENT) {
+            return 0;
+        }
+        Native.check(rc, "bpf_tc_query", netInterface.name());
+        return opts.getInt(Opts.TC_OPTS_PROG_ID);
+    }
+
+    private void destroyQdiscIfOurs() {
+        if (createdQdisc) {
+            int rc = LibBpf.get().bpf_tc_hook_destroy(hook(netInterface, BPF_TC_INGRESS | BPF_TC_EGRESS));
+            if (rc != -Errno.ENOENT && rc != -Errno.EINVAL) {
+                Native.check(rc, "bpf_tc_hook_destroy", netInterface.name());
+            }
+        }
+    }
+
+    private static Pointer hook(NetInterface netInterface, int attachPoint) {
+        Pointer hook = Opts.allocate(Opts.TC_HOOK_SIZE);
+        hook.putInt(Opts.TC_HOOK_IFINDEX, netInterface.index());
+        hook.putInt(Opts.TC_HOOK_ATTACH_POINT, attachPoint);
+        return hook;
+    }
+
+    private static Pointer opts(int progFd, int flags) {
+        Pointer opts = Opts.allocate(Opts.TC_OPTS_SIZE);
+        opts.putInt(Opts.TC_OPTS_PROG_FD, progFd);
+        opts.putInt(Opts.TC_OPTS_FLAGS, flags);
+        opts.putInt(Opts.TC_OPTS_HANDLE, HANDLE);
+        opts.putInt(Opts.TC_OPTS_PRIORITY, PRIORITY);
+        return opts;
+    }
+
+    NetInterface netInterface() {
+        return netInterface;
+    }
+}

@@ -1,0 +1,403 @@
+package io.nexuscore.control;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.config.ControlConfig;
+import io.nexuscore.control.ControlProblems.Kind;
+import io.nexuscore.control.ControlProblems.Problem;
+import io.nexuscore.control.TenantPolicies.TenantPolicy;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.HttpException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+
+/**
+ * The operator listener: thresholds, tiers, tenants, classifier reload, the SSE event stream,
+ * Prometheus metrics and health, on its own HTTP server (default 127.0.0.1:8081). {@code openapi.yaml}
+ * at the repository root is its contract.
+ *
+ * <p>Construct with {@code new ControlVerticle(config, kernel, pools, events, registry)}:
+ * <ul>
+ *   <li>{@link ControlConfig} — listener, bearer token, state file;</li>
+ *   <li>{@link KernelControl} — the classifier (kernel maps, or {@link UserSpaceKernelControl});</li>
+ *   <li>{@link TierStateView} — pool state per tier ({@link TierStateView#NONE} when there is none);</li>
+ *   <li>{@link EventHub} — the shared event stream the data plane also publishes into;</li>
+ *   <li>the shared {@link PrometheusMeterRegistry} that /metrics renders.</li>
+ * </ul>
+ * Deploy one instance. Start fails when the port cannot be bound or the state file is unreadable.
+ * Every call into {@link KernelControl} (syscalls) and the state file runs on a worker thread.
+ */
+public final class ControlVerticle extends VerticleBase {
+
+    private static final System.Logger LOG = System.getLogger(ControlVerticle.class.getName());
+    private static final Set<String> JSON_TYPES = Set.of("application/json");
+    private static final Set<String> PATCH_TYPES = Set.of("application/merge-patch+json", "application/json");
+    private static final Pattern TENANT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    private static final long MAX_BODY_BYTES = 64 * 1024;
+
+    /** How often the thresholds are re-read to catch changes made outside the API, and the SSE heartbeat. */
+    public record Timings(Duration thresholdPoll, Duration sseHeartbeat) {
+        public static final Timings DEFAULT = new Timings(Duration.ofMillis(500), Duration.ofSeconds(15));
+    }
+
+    private final ControlConfig config;
+    private final KernelControl kernel;
+    private final TierStateView pools;
+    private final EventHub events;
+    private final PrometheusMeterRegistry registry;
+    private final Timings timings;
+    private final ThresholdKeeper keeper;
+    private final Optional<byte[]> token;
+
+    private ControlMetrics metrics;
+    private Router router;
+    private HttpServer server;
+    private long pollTimer = -1;
+    private boolean polling;
+
+    public ControlVerticle(ControlConfig config, KernelControl kernel, TierStateView pools, EventHub events,
+                           PrometheusMeterRegistry registry) {
+        this(config, kernel, pools, events, registry, Timings.DEFAULT);
+    }
+
+    public ControlVerticle(ControlConfig config, KernelControl kernel, TierStateView pools, EventHub events,
+                           PrometheusMeterRegistry registry, Timings timings) {
+        this.config = config;
+        this.kernel = kernel;
+        this.pools = pools;
+        this.events = events;
+        this.registry = registry;
+        this.timings = timings;
+        this.keeper = new ThresholdKeeper(kernel.thresholds(), config.stateFile(), events);
+        this.token = config.bearerToken().map(t -> t.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public Future<?> start() {
+        router = routes();
+        return vertx.executeBlocking(() -> keeper.start(kernel.thresholdsFresh()))
+                .compose(initial -> {
+                    metrics = new ControlMetrics(registry, keeper::lastKnown);
+                    return vertx.createHttpServer(new HttpServerOptions().setHost(config.host()).setPort(config.port()))
+                            .requestHandler(router)
+                            .listen();
+                })
+                .onSuccess(s -> {
+                    server = s;
+                    pollTimer = vertx.setPeriodic(timings.thresholdPoll().toMillis(), id -> pollThresholds());
+                    LOG.log(Level.INFO, "control plane listening on " + config.host() + ":" + s.actualPort()
+                            + " (mode " + kernel.mode() + ", auth " + (token.isPresent() ? "bearer" : "off") + ")");
+                })
+                .onFailure(e -> {
+                    if (metrics != null) {
+                        metrics.close();
+                    }
+                });
+    }
+
+    @Override
+    public Future<?> stop() {
+        vertx.cancelTimer(pollTimer);
+        if (metrics != null) {
+            metrics.close();
+        }
+        return Future.succeededFuture();
+    }
+
+    /** The bound port (useful when configured as 0). */
+    public int actualPort() {
+        return server.actualPort();
+    }
+
+    /** The routes, for the test that keeps them equal to openapi.yaml. */
+    Router router() {
+        return router;
+    }
+
+    private Router routes() {
+        Router r = Router.router(vertx);
+        Handler<RoutingContext> auth = this::requireToken;
+        Handler<RoutingContext> body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
+        r.get("/thresholds").handler(this::getThresholds);
+        r.patch("/thresholds").handler(body).handler(auth).handler(this::patchThresholds);
+        r.get("/tiers").handler(this::getTiers);
+        r.get("/tenants").handler(this::getTenants);
+        r.put("/tenants/:id").handler(body).handler(auth).handler(this::putTenant);
+        r.delete("/tenants/:id").handler(auth).handler(this::deleteTenant);
+        r.post("/classifier/reload").handler(body).handler(auth).handler(this::reload);
+        r.get("/events").handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
+        r.get("/metrics").handler(this::getMetrics);
+        r.get("/healthz").handler(this::getHealth);
+        r.route().failureHandler(this::renderFailure);
+        r.errorHandler(404, ctx -> ControlProblems.send(ctx, Kind.NOT_FOUND,
+                "no resource at " + ctx.request().path(), Optional.empty()));
+        r.errorHandler(405, ctx -> {
+            ctx.response().putHeader(HttpHeaders.ALLOW, String.join(", ", allowedMethods(r, ctx.request().path())));
+            ControlProblems.send(ctx, Kind.METHOD_NOT_ALLOWED,
+                    ctx.request().method() + " is not allowed on " + ctx.request().path(), Optional.empty());
+        });
+        return r;
+    }
+
+    /** The methods the router serves on a path, for the Allow header of a 405. */
+    private static Set<String> allowedMethods(Router router, String path) {
+        Set<String> allowed = new java.util.TreeSet<>();
+        for (io.vertx.ext.web.Route route : router.getRoutes()) {
+            String pattern = route.getPath();
+            if (pattern != null && route.methods() != null
+                    && path.matches(Pattern.quote(pattern).replaceAll(":[a-z]+", "\\\\E[^/]+\\\\Q"))) {
+                route.methods().forEach(m -> allowed.add(m.name()));
+            }
+        }
+        return allowed;
+    }
+
+    // --- auth -------------------------------------------------------------------------------------
+
+    private void requireToken(RoutingContext ctx) {
+        if (token.isEmpty()) {
+            ctx.next();
+            return;
+        }
+        String header = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
+        boolean bearer = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7);
+        byte[] presented = bearer ? header.substring(7).strip().getBytes(StandardCharsets.UTF_8) : new byte[0];
+        // MessageDigest.isEqual does not stop at the first differing byte: no timing oracle on the token.
+        if (bearer && MessageDigest.isEqual(presented, token.get())) {
+            ctx.next();
+            return;
+        }
+        ctx.response().putHeader("WWW-Authenticate", header == null
+                ? "Bearer realm=\"nexuscore-control\""
+                : "Bearer realm=\"nexuscore-control\", error=\"invalid_token\"");
+        ControlProblems.send(ctx, Kind.UNAUTHORIZED, header == null
+                ? "this endpoint requires 'Authorization: Bearer <token>'"
+                : "the bearer token is not the configured one", Optional.empty());
+    }
+
+    // --- thresholds -------------------------------------------------------------------------------
+
+    private void getThresholds(RoutingContext ctx) {
+        blocking(ctx, keeper::refresh).onSuccess(t -> json(ctx, 200, ThresholdKeeper.toJson(t)));
+    }
+
+    private void patchThresholds(RoutingContext ctx) {
+        JsonObject patch = JsonBodies.object(ctx, false, PATCH_TYPES).orElseThrow();
+        JsonBodies.allowOnly(patch, Set.of("nano_max", "small_max"));
+        ThresholdKeeper.Patch p = new ThresholdKeeper.Patch(
+                JsonBodies.score(patch, "nano_max"), JsonBodies.score(patch, "small_max"));
+        blocking(ctx, () -> {
+            try {
+                return keeper.apply(p);
+            } catch (ThresholdKeeper.OrderViolation e) {
+                throw new Problem(Kind.INVALID_VALUE, e.getMessage(), e.field);
+            }
+        }).onSuccess(t -> json(ctx, 200, ThresholdKeeper.toJson(t)));
+    }
+
+    private void pollThresholds() {
+        if (polling) {
+            return; // a slow syscall must not pile up polls
+        }
+        polling = true;
+        vertx.executeBlocking(keeper::refresh).onComplete(ar -> {
+            polling = false;
+            if (ar.failed()) {
+                LOG.log(Level.WARNING, "reading the thresholds failed: " + ar.cause().getMessage());
+            }
+        });
+    }
+
+    // --- tiers ------------------------------------------------------------------------------------
+
+    private void getTiers(RoutingContext ctx) {
+        blocking(ctx, () -> {
+            Thresholds thresholds = keeper.refresh();
+            Map<Tier, Long> counters = kernel.tierCounters();
+            Map<Tier, Map<String, Object>> poolState = pools.snapshot();
+            JsonArray tiers = new JsonArray();
+            for (Tier tier : Tier.values()) {
+                Map<String, Object> pool = poolState.get(tier);
+                tiers.add(new JsonObject()
+                        .put("tier", tier.label())
+                        .put("kernel_classified", counters.get(tier))
+                        .put("pool", pool == null ? null : new JsonObject(new LinkedHashMap<>(pool)))
+                        .put("latency", metrics.latency(tier)));
+            }
+            return new JsonObject().put("mode", kernel.mode())
+                    .put("thresholds", ThresholdKeeper.toJson(thresholds)).put("tiers", tiers);
+        }).onSuccess(body -> json(ctx, 200, body));
+    }
+
+    // --- tenants ----------------------------------------------------------------------------------
+
+    private void getTenants(RoutingContext ctx) {
+        blocking(ctx, () -> {
+            JsonArray list = new JsonArray();
+            kernel.tenants().list().forEach((id, policy) -> list.add(tenantJson(id, policy)));
+            return new JsonObject().put("tenants", list);
+        }).onSuccess(body -> json(ctx, 200, body));
+    }
+
+    private void putTenant(RoutingContext ctx) {
+        String id = tenantId(ctx);
+        JsonObject body = JsonBodies.object(ctx, false, JSON_TYPES).orElseThrow();
+        JsonBodies.allowOnly(body, Set.of("prefix", "floor"));
+        String prefixText = JsonBodies.string(body, "prefix", true).orElseThrow();
+        String floorText = JsonBodies.string(body, "floor", true).orElseThrow();
+        TenantPolicy policy;
+        try {
+            policy = new TenantPolicy(Ipv4Prefix.parse(prefixText), Tier.fromLabel(floorText));
+        } catch (IllegalArgumentException e) {
+            String field = e.getMessage().startsWith("unknown tier") ? "floor" : "prefix";
+            throw new Problem(Kind.INVALID_VALUE, field + ": " + e.getMessage(), field);
+        }
+        blocking(ctx, () -> {
+            try {
+                return kernel.tenants().put(id, policy);
+            } catch (TenantPolicies.PrefixInUse e) {
+                throw new Problem(Kind.CONFLICT, e.getMessage(), "prefix");
+            }
+        }).onSuccess(created -> {
+            if (created) {
+                ctx.response().putHeader(HttpHeaders.LOCATION, "/tenants/" + id);
+            }
+            json(ctx, created ? 201 : 200, tenantJson(id, policy));
+        });
+    }
+
+    private void deleteTenant(RoutingContext ctx) {
+        String id = tenantId(ctx);
+        blocking(ctx, () -> kernel.tenants().delete(id)).onSuccess(existed -> {
+            if (existed) {
+                ctx.response().setStatusCode(204).end();
+            } else {
+                ControlProblems.send(ctx, Kind.NOT_FOUND, "no tenant '" + id + "'", Optional.empty());
+            }
+        });
+    }
+
+    private static String tenantId(RoutingContext ctx) {
+        String id = ctx.pathParam("id");
+        if (id == null || !TENANT_ID.matcher(id).matches()) {
+            throw new Problem(Kind.INVALID_VALUE,
+                    "tenant id must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", "id");
+        }
+        return id;
+    }
+
+    private static JsonObject tenantJson(String id, TenantPolicy policy) {
+        return new JsonObject().put("id", id).put("prefix", policy.prefix().toString()).put("floor", policy.floor().label());
+    }
+
+    // --- reload -----------------------------------------------------------------------------------
+
+    private void reload(RoutingContext ctx) {
+        Optional<JsonObject> body = JsonBodies.object(ctx, true, JSON_TYPES);
+        Optional<Path> object = Optional.empty();
+        if (body.isPresent()) {
+            JsonBodies.allowOnly(body.get(), Set.of("object"));
+            Optional<String> path = JsonBodies.string(body.get(), "object", false);
+            if (path.isPresent()) {
+                Path p = Path.of(path.get());
+                if (!p.isAbsolute()) {
+                    throw new Problem(Kind.INVALID_VALUE, "object must be an absolute path on the router's host", "object");
+                }
+                object = Optional.of(p);
+            }
+        }
+        Optional<Path> requested = object;
+        blocking(ctx, () -> {
+            try {
+                return kernel.reload(requested);
+            } catch (KernelControl.NotInKernelMode e) {
+                throw new Problem(Kind.NOT_IN_KERNEL_MODE, e.getMessage());
+            } catch (IllegalArgumentException e) {
+                throw new Problem(Kind.INVALID_VALUE, e.getMessage(), "object");
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "classifier reload failed", e);
+                throw new Problem(Kind.RELOAD_FAILED, String.valueOf(e.getMessage()));
+            }
+        }).onSuccess(result -> {
+            JsonObject json = new JsonObject()
+                    .put("object", requested.map(Path::toString).orElse(null))
+                    .put("old_program_ids", new JsonObject(new LinkedHashMap<>(result.oldProgramIds())))
+                    .put("new_program_ids", new JsonObject(new LinkedHashMap<>(result.newProgramIds())));
+            events.publish("reload", json);
+            json(ctx, 200, json);
+        });
+    }
+
+    // --- metrics and health -----------------------------------------------------------------------
+
+    private void getMetrics(RoutingContext ctx) {
+        blocking(ctx, () -> {
+            keeper.refresh();
+            metrics.refresh(kernel);
+            return registry.scrape();
+        }).onSuccess(text -> ctx.response()
+                .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
+                .end(text));
+    }
+
+    private void getHealth(RoutingContext ctx) {
+        blocking(ctx, kernel::attachment).onSuccess(attachment -> json(ctx, 200, new JsonObject()
+                .put("status", "ok")
+                .put("mode", kernel.mode())
+                .put("attachment", new JsonObject(new LinkedHashMap<>(attachment)))));
+    }
+
+    // --- plumbing ---------------------------------------------------------------------------------
+
+    /**
+     * Runs blocking work on a worker; a failure goes to the failure handler. Unordered: a slow reload
+     * must not hold up GET /thresholds or a scrape (the keeper and the kernel adapter synchronize).
+     */
+    private <T> Future<T> blocking(RoutingContext ctx, Callable<T> work) {
+        return vertx.executeBlocking(work, false).onFailure(ctx::fail);
+    }
+
+    private static void json(RoutingContext ctx, int status, JsonObject body) {
+        ctx.response().setStatusCode(status)
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .end(body.encode());
+    }
+
+    private void renderFailure(RoutingContext ctx) {
+        Throwable failure = ctx.failure();
+        if (failure instanceof Problem p) {
+            ControlProblems.send(ctx, p);
+        } else if (failure instanceof HttpException h && h.getStatusCode() == 413) {
+            ControlProblems.send(ctx, Kind.BODY_TOO_LARGE, "bodies are limited to " + MAX_BODY_BYTES + " bytes",
+                    Optional.empty());
+        } else if (failure == null && ctx.statusCode() == 413) {
+            ControlProblems.send(ctx, Kind.BODY_TOO_LARGE, "bodies are limited to " + MAX_BODY_BYTES + " bytes",
+                    Optional.empty());
+        } else {
+            LOG.log(Level.ERROR, "control request " + ctx.request().method() + " " + ctx.request().path() + " failed",
+                    failure);
+            ControlProblems.send(ctx, Kind.INTERNAL, failure == null ? "status " + ctx.statusCode()
+                    : String.valueOf(failure.getMessage()), Optional.empty());
+        }
+    }
+}

@@ -1,0 +1,104 @@
+package io.nexuscore.control;
+
+import io.nexuscore.control.ControlProblems.Kind;
+import io.nexuscore.control.ControlProblems.Problem;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.math.BigDecimal;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/** Reading request bodies strictly: JSON objects only, known fields only, typed values, named errors. */
+final class JsonBodies {
+
+    private JsonBodies() {
+    }
+
+    /**
+     * The body as a JSON object; empty when the body is empty and {@code optional}.
+     *
+     * @param mediaTypes accepted Content-Types (parameters such as charset are ignored)
+     */
+    static Optional<JsonObject> object(RoutingContext ctx, boolean optional, Set<String> mediaTypes) {
+        Buffer body = ctx.body().buffer();
+        if (body == null || body.length() == 0) {
+            if (optional) {
+                return Optional.empty();
+            }
+            throw new Problem(Kind.MALFORMED_JSON, "a JSON object body is required");
+        }
+        String contentType = ctx.request().getHeader("Content-Type");
+        String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
+        if (!mediaTypes.contains(mediaType)) {
+            throw new Problem(Kind.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be one of " + mediaTypes
+                    + ", got " + (contentType == null ? "none" : "'" + contentType + "'"));
+        }
+        Object value;
+        try {
+            value = Json.decodeValue(body);
+        } catch (DecodeException e) {
+            throw new Problem(Kind.MALFORMED_JSON, "body is not valid JSON: " + firstLine(e.getMessage()));
+        }
+        if (!(value instanceof JsonObject object)) {
+            throw new Problem(Kind.INVALID_REQUEST, "body must be a JSON object");
+        }
+        return Optional.of(object);
+    }
+
+    static void allowOnly(JsonObject object, Set<String> known) {
+        for (String name : object.fieldNames()) {
+            if (!known.contains(name)) {
+                throw new Problem(Kind.INVALID_REQUEST, "unknown field '" + name + "' (known: " + known + ")", name);
+            }
+        }
+    }
+
+    /** An integer field in 0..255; absent when not in the object. Null means "remove", which scores cannot. */
+    static OptionalInt score(JsonObject object, String field) {
+        if (!object.containsKey(field)) {
+            return OptionalInt.empty();
+        }
+        Object value = object.getValue(field);
+        if (value == null) {
+            throw new Problem(Kind.INVALID_VALUE, field + " cannot be removed (null); give an integer in 0..255", field);
+        }
+        if (!(value instanceof Number n)) {
+            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
+        }
+        BigDecimal decimal = new BigDecimal(n.toString());
+        if (decimal.signum() != 0 && decimal.stripTrailingZeros().scale() > 0) {
+            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + n, field);
+        }
+        if (decimal.compareTo(BigDecimal.ZERO) < 0 || decimal.compareTo(BigDecimal.valueOf(255)) > 0) {
+            throw new Problem(Kind.INVALID_VALUE, field + " must be in 0..255, got " + n, field);
+        }
+        return OptionalInt.of(decimal.intValueExact());
+    }
+
+    /** A required (or optional) string field. */
+    static Optional<String> string(JsonObject object, String field, boolean required) {
+        Object value = object.getValue(field);
+        if (value == null) {
+            if (required) {
+                throw new Problem(Kind.INVALID_REQUEST, field + " is required", field);
+            }
+            return Optional.empty();
+        }
+        if (!(value instanceof String s)) {
+            throw new Problem(Kind.INVALID_REQUEST, field + " must be a string, got " + Json.encode(value), field);
+        }
+        return Optional.of(s);
+    }
+
+    private static String firstLine(String message) {
+        if (message == null) {
+            return "";
+        }
+        int nl = message.indexOf('\n');
+        return nl < 0 ? message : message.substring(0, nl);
+    }
+}

@@ -1,0 +1,34 @@
+package io.nexuscore.control;
+
+import io.nexuscore.classify.Tier;
+import java.util.Map;
+
+/**
+ * Tenant tier floors keyed by a tenant id: requests from the tenant's source prefix are served at
+ * least at its floor tier. A prefix belongs to one tenant at a time (the kernel map is keyed by prefix).
+ */
+public interface TenantPolicies {
+
+    /** The policies by tenant id, in id order. */
+    Map<String, TenantPolicy> list();
+
+    /**
+     * Creates or replaces a tenant's policy.
+     *
+     * @return true when the tenant is new
+     * @throws PrefixInUse when another tenant holds the prefix
+     */
+    boolean put(String id, TenantPolicy policy);
+
+    /** @return true when the tenant existed */
+    boolean delete(String id);
+
+    record TenantPolicy(Ipv4Prefix prefix, Tier floor) {
+    }
+
+    final class PrefixInUse extends RuntimeException {
+        public PrefixInUse(Ipv4Prefix prefix, String owner) {
+            super("prefix " + prefix + " already belongs to tenant '" + owner + "'");
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.nexuscore.dataplane;
+
+import io.nexuscore.config.DataPlaneConfig;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+
+/**
+ * The inference listener. Deploy one instance per core: an HTTP server instance is served by one
+ * event loop, and Vert.x spreads the connections of a shared port across the instances.
+ */
+public final class AcceptorVerticle extends VerticleBase {
+
+    private final DataPlaneConfig config;
+    private final DataPlaneHandler handler;
+    private HttpServer server;
+
+    public AcceptorVerticle(DataPlaneConfig config, DataPlaneHandler handler) {
+        this.config = config;
+        this.handler = handler;
+    }
+
+    @Override
+    public Future<?> start() {
+        server = vertx.createHttpServer(new HttpServerOptions()
+                        .setHost(config.host())
+                        .setPort(config.port())
+                        .setTcpNoDelay(true)
+                        .setCompressionSupported(false))
+                .connectionHandler(handler::accepted)
+                .invalidRequestHandler(handler::invalid)
+                .requestHandler(handler::handle);
+        return server.listen();
+    }
+
+    @Override
+    public Future<?> stop() {
+        return server == null ? Future.succeededFuture() : server.close();
+    }
+
+    /** The bound port (differs from the configured one when that is 0). */
+    public int actualPort() {
+        return server.actualPort();
+    }
+}

@@ -1,0 +1,94 @@
+package io.nexuscore.dataplane;
+
+import io.nexuscore.bpf.SocketMarks;
+import io.nexuscore.classify.FourTuple;
+import io.nexuscore.classify.Tier;
+import io.netty.channel.Channel;
+import io.netty.channel.unix.UnixChannel;
+import io.netty.util.AttributeKey;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.impl.HttpServerConnection;
+import java.lang.System.Logger.Level;
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Reads the connection-level facts once per connection and caches them on the Netty channel.
+ *
+ * Reaches into Vert.x internals (HttpServerConnection, the Netty channel) because the public API
+ * exposes neither the socket fd nor SO_MARK; this is the one class that does.
+ */
+final class ConnectionInspector {
+
+    private static final System.Logger LOG = System.getLogger(ConnectionInspector.class.getName());
+    private static final AttributeKey<ConnectionInfo> INFO = AttributeKey.valueOf("nexuscore.connection");
+
+    private final AtomicBoolean warnedNoFd = new AtomicBoolean();
+    private final AtomicBoolean warnedMarkFailure = new AtomicBoolean();
+
+    /** Inspects the connection at accept and remembers the answer. */
+    ConnectionInfo accepted(HttpConnection connection) {
+        Channel channel = channelOf(connection);
+        if (channel == null) {
+            return ConnectionInfo.UNKNOWN;
+        }
+        ConnectionInfo info = inspect(channel);
+        channel.attr(INFO).set(info);
+        return info;
+    }
+
+    /** The cached facts of a request's connection (inspected now if accept did not run). */
+    ConnectionInfo of(HttpConnection connection) {
+        Channel channel = channelOf(connection);
+        if (channel == null) {
+            return ConnectionInfo.UNKNOWN;
+        }
+        ConnectionInfo info = channel.attr(INFO).get();
+        if (info == null) {
+            info = inspect(channel);
+            channel.attr(INFO).set(info);
+        }
+        return info;
+    }
+
+    private ConnectionInfo inspect(Channel channel) {
+        return new ConnectionInfo(fourTuple(channel.remoteAddress(), channel.localAddress()), floor(channel));
+    }
+
+    private Optional<Tier> floor(Channel channel) {
+        if (!(channel instanceof UnixChannel unix)) {
+            if (warnedNoFd.compareAndSet(false, true)) {
+                LOG.log(Level.WARNING, "native transport is off ({0}): no socket fd, so no SO_MARK tenant floors",
+                        channel.getClass().getSimpleName());
+            }
+            return Optional.empty();
+        }
+        try {
+            return SocketMarks.tenantFloor(SocketMarks.read(unix.fd().intValue()));
+        } catch (RuntimeException e) {
+            if (warnedMarkFailure.compareAndSet(false, true)) {
+                LOG.log(Level.WARNING, "cannot read SO_MARK, tenant floors disabled for such sockets: {0}",
+                        e.getMessage());
+            }
+            return Optional.empty();
+        }
+    }
+
+    private static Channel channelOf(HttpConnection connection) {
+        if (connection instanceof HttpServerConnection server) {
+            return server.channelHandlerContext().channel();
+        }
+        return null;
+    }
+
+    static Optional<FourTuple> fourTuple(SocketAddress remote, SocketAddress local) {
+        if (remote instanceof InetSocketAddress r && local instanceof InetSocketAddress l
+                && r.getAddress() instanceof Inet4Address ra && l.getAddress() instanceof Inet4Address la) {
+            return Optional.of(new FourTuple(ra, r.getPort(), la, l.getPort()));
+        }
+        return Optional.empty();
+    }
+}

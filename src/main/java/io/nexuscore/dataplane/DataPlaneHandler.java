@@ -1,0 +1,371 @@
+package io.nexuscore.dataplane;
+
+import io.nexuscore.classify.Tier;
+import io.nexuscore.config.DataPlaneConfig;
+import io.nexuscore.events.EventSink;
+import io.nexuscore.http.Problem;
+import io.nexuscore.http.ProblemException;
+import io.nexuscore.http.Problems;
+import io.nexuscore.tiers.TierBackend;
+import io.nexuscore.tiers.TierFailure;
+import io.nexuscore.tiers.TierReply;
+import io.nexuscore.tiers.upstream.StreamingBackend;
+import io.nexuscore.tiers.upstream.UpstreamStream;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.json.JsonObject;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * The per-request pipeline, shared by every acceptor instance (it holds no per-connection state):
+ * route, bound and read the body, parse, resolve the tier, dispatch, answer, account.
+ *
+ * Threading: everything runs on the request's event loop except the tier resolution in kernel mode
+ * (a map lookup syscall), which hops to a worker pool and comes back; tier backends never block.
+ */
+public final class DataPlaneHandler {
+
+    public static final String HEADER_TIER = "X-NX-Tier";
+    public static final String HEADER_ASSIGNED_TIER = "X-NX-Assigned-Tier";
+    public static final String HEADER_SCORE = "X-NX-Score";
+    public static final String HEADER_ROUTE_SOURCE = "X-NX-Route-Source";
+    static final String ANONYMOUS_TENANT = "anonymous";
+    /** Status recorded (never sent) when the client left before its answer was ready, as nginx logs it. */
+    static final int CLIENT_CLOSED = 499;
+
+    private static final System.Logger LOG = System.getLogger(DataPlaneHandler.class.getName());
+
+    private final long maxBodyBytes;
+    private final String tenantHeader;
+    private final TierResolver resolver;
+    private final Map<Tier, TierBackend> backends;
+    private final Buffer models;
+    private final DataPlaneMetrics metrics;
+    private final EventSink events;
+    private final LatencyRecorder latencyRecorder;
+    private final WorkerExecutor resolverPool;
+    private final ConnectionInspector connections = new ConnectionInspector();
+
+    /**
+     * @param resolverPool where kernel-mode resolution runs; required when {@code resolver.blocking()}
+     */
+    public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
+                            Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
+                            LatencyRecorder latencyRecorder, WorkerExecutor resolverPool) {
+        this.maxBodyBytes = config.maxBodyBytes();
+        this.tenantHeader = config.tenantHeader();
+        this.resolver = resolver;
+        this.backends = new EnumMap<>(backends);
+        for (Tier tier : Tier.values()) {
+            Objects.requireNonNull(this.backends.get(tier), () -> "no backend for tier " + tier.label());
+        }
+        this.models = OpenAiResponses.models(models.entrySet().stream()
+                .map(e -> new JsonObject().put("id", e.getValue()).put("object", "model").put("created", 0)
+                        .put("owned_by", "nexuscore").put("tier", e.getKey().label()))
+                .toList()).toBuffer();
+        this.metrics = metrics;
+        this.events = events;
+        this.latencyRecorder = latencyRecorder;
+        if (resolver.blocking() && resolverPool == null) {
+            throw new IllegalArgumentException("a blocking tier resolver needs a worker pool");
+        }
+        this.resolverPool = resolverPool;
+    }
+
+    /** Connection accepted: read its connection-level facts (SO_MARK) once. */
+    public void accepted(HttpConnection connection) {
+        connections.accepted(connection);
+    }
+
+    /** A request Netty could not decode: answer in problem+json, count it, close the connection. */
+    public void invalid(HttpServerRequest request) {
+        Throwable cause = request.decoderResult().cause();
+        int status = 400;
+        if (cause instanceof TooLongHttpLineException) {
+            status = 414;
+        } else if (cause instanceof TooLongHttpHeaderException) {
+            status = 431;
+        }
+        String detail = cause instanceof TooLongFrameException || cause == null
+                ? "the request head could not be parsed"
+                : "the request head could not be parsed: " + cause.getMessage();
+        rejectAndClose(request, Problems.malformedHttp(status, detail));
+    }
+
+    public void handle(HttpServerRequest request) {
+        long start = System.nanoTime();
+        Endpoint endpoint;
+        try {
+            endpoint = Endpoint.match(request.method(), request.path());
+        } catch (ProblemException e) {
+            reject(request, e.problem());
+            return;
+        }
+        if (endpoint.kind() == Endpoint.Kind.MODELS) {
+            request.response().putHeader("Content-Type", "application/json").end(models.copy());
+            return;
+        }
+        long declared = declaredLength(request);
+        if (declared > maxBodyBytes) {
+            // Refuse before reading a byte of it; closing is the only way not to read the rest.
+            rejectAndClose(request, Problems.bodyTooLarge(maxBodyBytes));
+            return;
+        }
+        if (request.headers().contains("Expect", "100-continue", true)) {
+            // Only now that the declared size is acceptable: a client told 413 never sends the body.
+            request.response().writeContinue();
+        }
+        new BodyReader(request, endpoint, start, declared).start();
+    }
+
+    /** Content-Length, or -1 when absent (chunked). Netty already refused a garbled one (400). */
+    private static long declaredLength(HttpServerRequest request) {
+        String header = request.getHeader("Content-Length");
+        if (header == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(header.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** Collects a body up to the limit; past it, answers 413 and stops reading. */
+    private final class BodyReader implements Handler<Buffer> {
+        private final HttpServerRequest request;
+        private final Endpoint endpoint;
+        private final long start;
+        private final Buffer body;
+        private boolean tooLarge;
+
+        BodyReader(HttpServerRequest request, Endpoint endpoint, long start, long declared) {
+            this.request = request;
+            this.endpoint = endpoint;
+            this.start = start;
+            this.body = Buffer.buffer((int) Math.max(64, Math.min(declared, 64 * 1024)));
+        }
+
+        void start() {
+            request.handler(this);
+            request.endHandler(v -> {
+                if (!tooLarge) {
+                    onBody(request, endpoint, body, start);
+                }
+            });
+        }
+
+        @Override
+        public void handle(Buffer chunk) {
+            if (tooLarge) {
+                return;
+            }
+            if ((long) body.length() + chunk.length() > maxBodyBytes) {
+                tooLarge = true;
+                rejectAndClose(request, Problems.bodyTooLarge(maxBodyBytes));
+                return;
+            }
+            body.appendBuffer(chunk);
+        }
+    }
+
+    private void onBody(HttpServerRequest request, Endpoint endpoint, Buffer body, long start) {
+        InferenceRequest parsed;
+        try {
+            parsed = InferenceRequest.parse(endpoint, body);
+        } catch (ProblemException e) {
+            reject(request, e.problem());
+            return;
+        }
+        byte[] requestLine = requestLine(request);
+        long bodyLength = body.length();
+        ConnectionInfo connection = connections.of(request.connection());
+        String tenant = request.getHeader(tenantHeader);
+        Served served = new Served(request, endpoint, parsed, tenant == null ? ANONYMOUS_TENANT : tenant, start);
+        if (!resolver.blocking()) {
+            dispatch(served, resolver.resolve(requestLine, bodyLength, connection));
+            return;
+        }
+        resolverPool.executeBlocking(() -> resolver.resolve(requestLine, bodyLength, connection), false)
+                .onComplete(ar -> {
+                    if (ar.succeeded()) {
+                        dispatch(served, ar.result());
+                    } else {
+                        LOG.log(Level.ERROR, "tier resolution failed", ar.cause());
+                        reject(request, Problems.internal("tier resolution failed: " + ar.cause().getMessage()));
+                    }
+                });
+    }
+
+    /** The request line as the client sent it, which is what the kernel scored and hashed. */
+    static byte[] requestLine(HttpServerRequest request) {
+        String version = request.version() == HttpVersion.HTTP_1_0 ? "HTTP/1.0" : "HTTP/1.1";
+        return (request.method().name() + ' ' + request.uri() + ' ' + version).getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    /** A request on its way through a tier. */
+    private record Served(HttpServerRequest request, Endpoint endpoint, InferenceRequest parsed, String tenant,
+                          long start) {
+    }
+
+    private void dispatch(Served served, Resolution resolution) {
+        metrics.routeSource(resolution.source());
+        HttpServerResponse response = served.request.response()
+                .putHeader(HEADER_ASSIGNED_TIER, resolution.tier().label())
+                .putHeader(HEADER_SCORE, Integer.toString(resolution.score()))
+                .putHeader(HEADER_ROUTE_SOURCE, resolution.source().label());
+        TierBackend backend = backends.get(resolution.tier());
+        if (served.parsed.stream() && backend instanceof StreamingBackend streaming) {
+            streaming.openStream(served.parsed.work()).onComplete(ar -> {
+                if (ar.succeeded()) {
+                    passThrough(served, resolution, ar.result());
+                } else {
+                    fail(served, resolution, ar.cause());
+                }
+            });
+            return;
+        }
+        CompletableFuture<TierReply> reply;
+        try {
+            reply = backend.submit(served.parsed.work());
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        Context context = Vertx.currentContext();
+        Future.fromCompletionStage(reply, context).onComplete(ar -> {
+            if (ar.succeeded()) {
+                answer(served, resolution, ar.result(), response);
+            } else {
+                fail(served, resolution, ar.cause());
+            }
+        });
+    }
+
+    private void answer(Served served, Resolution resolution, TierReply reply, HttpServerResponse response) {
+        Tier observed = reply.observedTier();
+        if (response.closed()) {
+            completed(served, resolution, observed, CLIENT_CLOSED);
+            return;
+        }
+        if (observed != resolution.tier()) {
+            metrics.misroute(resolution.tier(), observed);
+        }
+        response.putHeader(HEADER_TIER, observed.label());
+        if (served.parsed.stream()) {
+            response.putHeader("Content-Type", "text/event-stream")
+                    .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply));
+        } else {
+            response.putHeader("Content-Type", "application/json")
+                    .end(OpenAiResponses.render(served.endpoint, reply).toBuffer());
+        }
+        completed(served, resolution, observed, 200);
+    }
+
+    /**
+     * Streams the upstream's events as they come. The tier's own assessment arrives (if at all) in
+     * the last event, after the head went out, so streamed responses carry no X-NX-Tier and count
+     * no misroute.
+     */
+    private void passThrough(Served served, Resolution resolution, UpstreamStream stream) {
+        HttpServerResponse response = served.request.response()
+                .setChunked(true)
+                .putHeader("Content-Type", stream.contentType() == null ? "text/event-stream" : stream.contentType());
+        stream.body().pipeTo(response).onComplete(ar -> {
+            if (ar.failed()) {
+                LOG.log(Level.DEBUG, "stream from tier {0} broke off: {1}", resolution.tier().label(), ar.cause());
+                stream.cancel().run();
+                metrics.httpError(TierFailure.Kind.UPSTREAM.label());
+                served.request.connection().close();
+            }
+            completed(served, resolution, null, ar.succeeded() ? 200 : TierFailure.Kind.UPSTREAM.httpStatus());
+        });
+    }
+
+    private void fail(Served served, Resolution resolution, Throwable cause) {
+        Throwable failure = cause instanceof CompletionException && cause.getCause() != null ? cause.getCause() : cause;
+        Problem problem;
+        if (failure instanceof TierFailure tierFailure) {
+            problem = tierProblem(resolution.tier(), tierFailure);
+        } else {
+            LOG.log(Level.ERROR, "tier " + resolution.tier().label() + " failed unexpectedly", failure);
+            problem = Problems.internal("tier " + resolution.tier().label() + " failed: " + failure);
+        }
+        reject(served.request, problem);
+        completed(served, resolution, null, problem.status());
+    }
+
+    static Problem tierProblem(Tier tier, TierFailure failure) {
+        TierFailure.Kind kind = failure.kind();
+        Problem problem = new Problem(kind.label(), title(kind), kind.httpStatus(),
+                "tier " + tier.label() + ": " + failure.getMessage());
+        if (kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED) {
+            problem = problem.withHeader("Retry-After", "1");
+        }
+        return problem;
+    }
+
+    private static String title(TierFailure.Kind kind) {
+        return switch (kind) {
+            case QUEUE_FULL -> "Tier queue full";
+            case MEMORY_LIMIT -> "Tier memory limit exceeded";
+            case DEADLINE -> "Tier deadline exceeded";
+            case GUEST_TRAP -> "Tier worker trapped";
+            case UPSTREAM -> "Tier upstream failed";
+            case CLOSED -> "Tier shutting down";
+        };
+    }
+
+    private void completed(Served served, Resolution resolution, Tier observed, int status) {
+        long latencyNanos = System.nanoTime() - served.start;
+        metrics.request(resolution.tier(), status, latencyNanos);
+        if (status < 300 || status == TierFailure.Kind.DEADLINE.httpStatus()) {
+            // Instant refusals (queue full, bad upstream) would drag the tier's P95 down and hide
+            // its overload from the feedback loop; a deadline is a true, slow latency.
+            latencyRecorder.record(resolution.tier(), latencyNanos);
+        }
+        if (events == EventSink.DISCARD) {
+            return;
+        }
+        Instant now = Instant.now();
+        events.publish("request", new JsonObject()
+                .put("timestamp_ns", now.getEpochSecond() * 1_000_000_000L + now.getNano())
+                .put("tenant", served.tenant)
+                .put("endpoint", served.endpoint.task())
+                .put("assigned_tier", resolution.tier().label())
+                .put("observed_tier", observed == null ? null : observed.label())
+                .put("score", resolution.score())
+                .put("route_source", resolution.source().label())
+                .put("status", status)
+                .put("latency_us", latencyNanos / 1_000));
+    }
+
+    private void reject(HttpServerRequest request, Problem problem) {
+        metrics.httpError(problem.slug());
+        problem.send(request.response(), request.path());
+    }
+
+    private void rejectAndClose(HttpServerRequest request, Problem problem) {
+        metrics.httpError(problem.slug());
+        HttpConnection connection = request.connection();
+        problem.withHeader("Connection", "close").send(request.response(), request.path())
+                .onComplete(ar -> connection.close());
+    }
+}

@@ -1,0 +1,86 @@
+package io.nexuscore.dataplane;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.nexuscore.classify.Tier;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The data plane's meters (all {@code nexus_} prefixed in Prometheus). Hot-path meters are looked
+ * up once and kept, so a request does not pay a registry lookup per counter.
+ */
+public final class DataPlaneMetrics {
+
+    private final MeterRegistry registry;
+    private final Map<Tier, Timer> latency = new EnumMap<>(Tier.class);
+    private final Map<RouteSource, Counter> routeSources = new EnumMap<>(RouteSource.class);
+    private final Map<String, Counter> requests = new ConcurrentHashMap<>();
+    private final Map<String, Counter> misroutes = new ConcurrentHashMap<>();
+    private final Map<String, Counter> fallbacks = new ConcurrentHashMap<>();
+    private final Map<String, Counter> httpErrors = new ConcurrentHashMap<>();
+    private final Counter disagreements;
+
+    public DataPlaneMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        for (Tier tier : Tier.values()) {
+            latency.put(tier, Timer.builder("nexus_request_latency")
+                    .description("Time from request arrival to the end of the response, by assigned tier")
+                    .tag("tier", tier.label())
+                    .publishPercentiles(0.5, 0.95, 0.99)
+                    .register(registry));
+        }
+        for (RouteSource source : RouteSource.values()) {
+            routeSources.put(source, Counter.builder("nexus_route_source")
+                    .description("Requests by who decided the tier: kernel verdict or Java scorer")
+                    .tag("source", source.label())
+                    .register(registry));
+        }
+        disagreements = Counter.builder("nexus_kernel_user_disagreements")
+                .description("Verified kernel verdicts whose score differs from the Java scorer's")
+                .register(registry);
+    }
+
+    void request(Tier assigned, int status, long latencyNanos) {
+        latency.get(assigned).record(latencyNanos, TimeUnit.NANOSECONDS);
+        requests.computeIfAbsent(assigned.label() + '/' + status, key -> Counter.builder("nexus_requests")
+                .description("Completed data-plane requests by assigned tier and HTTP status")
+                .tag("tier", assigned.label())
+                .tag("status", Integer.toString(status))
+                .register(registry)).increment();
+    }
+
+    void routeSource(RouteSource source) {
+        routeSources.get(source).increment();
+    }
+
+    void misroute(Tier assigned, Tier observed) {
+        misroutes.computeIfAbsent(assigned.label() + '/' + observed.label(), key -> Counter.builder("nexus_misroutes")
+                .description("Requests whose tier's own assessment differs from the assigned tier")
+                .tag("assigned", assigned.label())
+                .tag("observed", observed.label())
+                .register(registry)).increment();
+    }
+
+    void disagreement() {
+        disagreements.increment();
+    }
+
+    void verdictFallback(String reason) {
+        fallbacks.computeIfAbsent(reason, key -> Counter.builder("nexus_verdict_fallbacks")
+                .description("Requests the Java scorer decided in kernel mode: no verdict, or another request's")
+                .tag("reason", reason)
+                .register(registry)).increment();
+    }
+
+    /** One rejected or failed request, by problem type slug. */
+    public void httpError(String type) {
+        httpErrors.computeIfAbsent(type, key -> Counter.builder("nexus_http_errors")
+                .description("Data-plane error responses by problem type")
+                .tag("type", type)
+                .register(registry)).increment();
+    }
+}

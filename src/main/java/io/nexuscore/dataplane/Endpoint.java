@@ -1,0 +1,71 @@
+package io.nexuscore.dataplane;
+
+import io.nexuscore.http.ProblemException;
+import io.nexuscore.http.Problems;
+import io.vertx.core.http.HttpMethod;
+import java.util.List;
+
+/**
+ * The data plane's routes. Few and fixed, so a switch is clearer (and cheaper per request) than a
+ * router: 404 and 405 (with Allow) fall out of the same lookup.
+ *
+ * @param kind which API shape the request uses
+ * @param task the task name (from /v1/tasks/{task}, or "chat" / "completion")
+ */
+public record Endpoint(Kind kind, String task) {
+
+    public enum Kind { CHAT, COMPLETION, TASK, MODELS }
+
+    static final String TASKS_PREFIX = "/v1/tasks/";
+    private static final List<String> POST_ONLY = List.of("POST");
+    private static final List<String> GET_ONLY = List.of("GET", "HEAD");
+
+    private static final Endpoint CHAT = new Endpoint(Kind.CHAT, "chat");
+    private static final Endpoint COMPLETION = new Endpoint(Kind.COMPLETION, "completion");
+    private static final Endpoint MODELS = new Endpoint(Kind.MODELS, "models");
+
+    /** The endpoint for a method and path, or a 404/405 problem. */
+    static Endpoint match(HttpMethod method, String path) {
+        Endpoint endpoint = byPath(path);
+        List<String> allowed = endpoint.kind == Kind.MODELS ? GET_ONLY : POST_ONLY;
+        if (!allowed.contains(method.name())) {
+            throw new ProblemException(Problems.methodNotAllowed(method.name(), path, allowed));
+        }
+        return endpoint;
+    }
+
+    private static Endpoint byPath(String path) {
+        switch (path) {
+            case "/v1/chat/completions":
+                return CHAT;
+            case "/v1/completions":
+                return COMPLETION;
+            case "/v1/models":
+                return MODELS;
+            default:
+                if (path.startsWith(TASKS_PREFIX)) {
+                    String task = path.substring(TASKS_PREFIX.length());
+                    if (isTaskName(task)) {
+                        return new Endpoint(Kind.TASK, task);
+                    }
+                }
+                throw new ProblemException(Problems.notFound(path));
+        }
+    }
+
+    /** A task name is one non-empty path segment of URL-safe characters. */
+    private static boolean isTaskName(String task) {
+        if (task.isEmpty() || task.length() > 64) {
+            return false;
+        }
+        for (int i = 0; i < task.length(); i++) {
+            char c = task.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '-' || c == '_' || c == '.';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

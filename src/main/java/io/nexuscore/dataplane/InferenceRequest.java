@@ -1,0 +1,139 @@
+package io.nexuscore.dataplane;
+
+import io.nexuscore.http.ProblemException;
+import io.nexuscore.http.Problems;
+import io.nexuscore.tiers.TierRequest;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * An inference request parsed from the OpenAI shapes (chat messages, completion prompt) or the task
+ * shape ({@code {"prompt": ...}}), plus the nexus extensions {@code simulate_ms},
+ * {@code simulate_alloc_bytes} and {@code simulate_spin}. {@code model} is accepted and ignored:
+ * the score, not the client, picks the tier.
+ *
+ * @param work   what the tier runs
+ * @param stream the client asked for server-sent events
+ */
+public record InferenceRequest(TierRequest work, boolean stream) {
+
+    static InferenceRequest parse(Endpoint endpoint, Buffer body) {
+        JsonObject json;
+        try {
+            json = body.length() == 0 ? null : new JsonObject(body);
+        } catch (DecodeException | ClassCastException e) {
+            throw new ProblemException(Problems.malformedJson(e.getMessage()));
+        }
+        if (json == null) {
+            throw new ProblemException(Problems.malformedJson("the request body is empty; expected a JSON object"));
+        }
+        String prompt = switch (endpoint.kind()) {
+            case CHAT -> flattenMessages(json);
+            case COMPLETION -> completionPrompt(json);
+            case TASK -> requireString(json, "prompt");
+            case MODELS -> throw new IllegalArgumentException("GET /v1/models has no request body");
+        };
+        try {
+            return new InferenceRequest(
+                    new TierRequest(endpoint.task(), prompt, (int) optionalInteger(json, "max_tokens", Integer.MAX_VALUE),
+                            new TierRequest.Simulation(
+                                    (int) optionalInteger(json, "simulate_ms", Integer.MAX_VALUE),
+                                    optionalInteger(json, "simulate_alloc_bytes", Long.MAX_VALUE),
+                                    optionalBoolean(json, "simulate_spin"))),
+                    optionalBoolean(json, "stream"));
+        } catch (IllegalArgumentException e) {
+            throw new ProblemException(Problems.invalidRequest(e.getMessage()));
+        }
+    }
+
+    /** Chat messages flattened to one prompt: "role: content" lines, in order. */
+    private static String flattenMessages(JsonObject json) {
+        Object value = json.getValue("messages");
+        if (!(value instanceof JsonArray messages) || messages.isEmpty()) {
+            throw invalid("messages must be a non-empty array of {role, content} objects");
+        }
+        StringBuilder prompt = new StringBuilder();
+        for (int i = 0; i < messages.size(); i++) {
+            if (!(messages.getValue(i) instanceof JsonObject message)) {
+                throw invalid("messages[" + i + "] must be an object");
+            }
+            if (!(message.getValue("role") instanceof String role)) {
+                throw invalid("messages[" + i + "].role must be a string");
+            }
+            if (prompt.length() > 0) {
+                prompt.append('\n');
+            }
+            prompt.append(role).append(": ").append(content(message.getValue("content"), i));
+        }
+        return prompt.toString();
+    }
+
+    /** A message's content: a string, or an array of content parts whose text parts are joined. */
+    private static String content(Object content, int index) {
+        if (content instanceof String s) {
+            return s;
+        }
+        if (content instanceof JsonArray parts) {
+            StringBuilder text = new StringBuilder();
+            for (Object part : parts) {
+                if (part instanceof JsonObject p && p.getValue("text") instanceof String t) {
+                    text.append(t);
+                }
+            }
+            return text.toString();
+        }
+        if (content == null) {
+            return "";
+        }
+        throw invalid("messages[" + index + "].content must be a string or an array of content parts");
+    }
+
+    private static String completionPrompt(JsonObject json) {
+        Object value = json.getValue("prompt");
+        if (value instanceof String s) {
+            return s;
+        }
+        if (value instanceof JsonArray parts && parts.stream().allMatch(p -> p instanceof String)) {
+            StringBuilder prompt = new StringBuilder();
+            parts.forEach(p -> prompt.append((String) p));
+            return prompt.toString();
+        }
+        throw invalid("prompt must be a string or an array of strings");
+    }
+
+    private static String requireString(JsonObject json, String field) {
+        if (json.getValue(field) instanceof String s) {
+            return s;
+        }
+        throw invalid(field + " must be a string");
+    }
+
+    private static long optionalInteger(JsonObject json, String field, long max) {
+        Object value = json.getValue(field);
+        if (value == null) {
+            return 0;
+        }
+        if (!(value instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())
+                || n.doubleValue() < 0 || n.doubleValue() > max) {
+            throw invalid(field + " must be an integer in 0.." + max + ", got " + value);
+        }
+        return n.longValue();
+    }
+
+    private static boolean optionalBoolean(JsonObject json, String field) {
+        Object value = json.getValue(field);
+        if (value == null) {
+            return false;
+        }
+        if (!(value instanceof Boolean b)) {
+            throw invalid(field + " must be true or false, got " + value);
+        }
+        return b;
+    }
+
+    private static ProblemException invalid(String detail) {
+        return new ProblemException(Problems.invalidRequest(detail));
+    }
+}

@@ -1,0 +1,153 @@
+package io.nexuscore.bench;
+
+import com.sun.net.httpserver.HttpServer;
+import io.nexuscore.bpf.BpfProgram;
+import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.bpf.KernelTestSupport;
+import io.nexuscore.bpf.Packets;
+import io.nexuscore.bpf.ProgramStats;
+import io.nexuscore.bpf.VethNetns;
+import io.nexuscore.classify.FourTuple;
+import io.nexuscore.classify.RequestHeadParser;
+import io.nexuscore.classify.ScoreWeights;
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.config.KernelConfig;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Kernel data path figures (not a test; run with bench/kernel-bench.sh, as root):
+ * <ol>
+ * <li>ns per packet for XDP nexus_classify and the TC chain, BPF_PROG_TEST_RUN with repeat 1e6,
+ *     for heads of several sizes and for a packet that is not scored;</li>
+ * <li>the same programs under real traffic (veth + netns + curl keep-alive), from
+ *     kernel.bpf_stats_enabled run_time_ns / run_cnt;</li>
+ * <li>one verdict lookup from Java (bpf(2) through jnr-ffi), hit and miss, against the Java
+ *     parser + scorer on the same head.</li>
+ * </ol>
+ */
+public final class KernelBench {
+
+    private static final int PORT = 8080;
+    private static final int REPEAT = 1_000_000;
+    private static final int SKB_CTX_SIZE = 192;
+
+    private KernelBench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int repeat = args.length > 0 ? Integer.parseInt(args[0]) : REPEAT;
+        Map<String, String> heads = new java.util.LinkedHashMap<>();
+        heads.put("short GET (40 B head)", "GET /v1/models HTTP/1.1\r\nHost: r\r\n\r\n");
+        heads.put("POST + Content-Length (180 B head)", "POST /v1/tasks/summarize HTTP/1.1\r\nHost: router:8080\r\n"
+                + "User-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n");
+        heads.put("POST, 600 B of headers, no Content-Length", "POST /v1/chat/completions HTTP/1.1\r\nHost: r\r\nX-Pad: "
+                + "p".repeat(560) + "\r\n\r\n" + "b".repeat(200));
+        heads.put("not scored (binary payload)", "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc");
+
+        KernelDataPath kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(PORT));
+        try {
+            System.out.printf("BPF_PROG_TEST_RUN, repeat %,d (mean ns per packet)%n", repeat);
+            System.out.printf("%-46s %10s %10s%n", "packet", "XDP", "TC chain");
+            for (Map.Entry<String, String> head : heads.entrySet()) {
+                byte[] frame = Packets.tcp(PORT, head.getValue());
+                long xdp = kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame, null, repeat).meanDurationNs();
+                long tc = kernel.program(KernelDataPath.TC_CLASSIFY_PROGRAM)
+                        .testRun(frame, new byte[SKB_CTX_SIZE], repeat).meanDurationNs();
+                System.out.printf("%-46s %10d %10d%n", head.getKey(), xdp, tc);
+            }
+            lookupCost(kernel, heads.get("POST + Content-Length (180 B head)"));
+        } finally {
+            KernelTestSupport.dispose(kernel);
+        }
+        realTraffic(args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
+    }
+
+    private static void lookupCost(KernelDataPath kernel, String head) throws Exception {
+        byte[] frame = Packets.tcp(PORT, head);
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame, null, 1);
+        Inet4Address client = (Inet4Address) InetAddress.getByAddress(Packets.CLIENT);
+        Inet4Address router = (Inet4Address) InetAddress.getByAddress(Packets.ROUTER);
+        FourTuple hit = new FourTuple(client, Packets.CLIENT_PORT, router, PORT);
+        FourTuple miss = new FourTuple(client, Packets.CLIENT_PORT + 1, router, PORT);
+        if (kernel.verdicts().lookup(hit).isEmpty()) {
+            throw new IllegalStateException("no verdict to look up");
+        }
+        int n = 500_000;
+        double hitNs = time(n, () -> kernel.verdicts().lookup(hit));
+        double missNs = time(n, () -> kernel.verdicts().lookup(miss));
+        Scorer scorer = new Scorer(ScoreWeights.DEFAULT);
+        byte[] payload = head.getBytes(StandardCharsets.ISO_8859_1);
+        double javaNs = time(n, () -> RequestHeadParser.parse(payload).map(h -> h.score(scorer)));
+        System.out.printf("%nverdict lookup from Java (jnr-ffi -> bpf(2) BPF_MAP_LOOKUP_ELEM), %,d calls%n", n);
+        System.out.printf("  hit  %8.0f ns%n  miss %8.0f ns%n", hitNs, missNs);
+        System.out.printf("Java RequestHeadParser + Scorer on the same head: %.0f ns (lookup/Java = %.1fx)%n",
+                javaNs, hitNs / javaNs);
+    }
+
+    private static double time(int n, Runnable op) {
+        for (int i = 0; i < n / 5; i++) {
+            op.run();
+        }
+        long start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            op.run();
+        }
+        return (System.nanoTime() - start) / (double) n;
+    }
+
+    /** run_time_ns / run_cnt per program while curl sends {@code requests} keep-alive requests through a veth. */
+    private static void realTraffic(int requests) throws Exception {
+        Path pinDir = KernelTestSupport.uniquePinDir();
+        try (VethNetns veth = VethNetns.create()) {
+            HttpServer server = HttpServer.create(new InetSocketAddress(veth.hostAddress, PORT), 64);
+            server.createContext("/", exchange -> {
+                exchange.getRequestBody().readAllBytes();
+                exchange.sendResponseHeaders(200, -1);
+                exchange.close();
+            });
+            server.start();
+            boolean statsBefore = KernelDataPath.setStatsEnabled(true);
+            KernelDataPath kernel = KernelDataPath.load(new KernelConfig(KernelConfig.Mode.KERNEL, pinDir,
+                    List.of(veth.hostInterface), KernelConfig.XdpMode.GENERIC), KernelTestSupport.DEFAULT_SCORING, Set.of(PORT));
+            try {
+                String url = "http://" + veth.hostAddress.getHostAddress() + ":" + PORT + "/v1/tasks/summarize";
+                List<String> command = new ArrayList<>(List.of("curl", "-s", "-o", "/dev/null", "--data-binary", "x".repeat(400)));
+                int batch = 500; // URLs per curl: one keep-alive connection each
+                for (int i = 0; i < batch; i++) {
+                    command.add(url);
+                }
+                long start = System.nanoTime();
+                for (int sent = 0; sent < requests; sent += batch) {
+                    veth.inNamespace(command.toArray(String[]::new));
+                }
+                double seconds = (System.nanoTime() - start) / 1e9;
+                System.out.printf("%nreal traffic: %,d HTTP requests over veth in %.1f s (kernel.bpf_stats_enabled=1)%n",
+                        requests, seconds);
+                System.out.printf("%-20s %12s %12s %10s%n", "program", "run_cnt", "run_time_ns", "ns/run");
+                for (ProgramStats s : kernel.programStats()) {
+                    if (s.program().equals(KernelDataPath.TC_POLICY_PROGRAM) || s.program().equals(KernelDataPath.TC_MARK_PROGRAM)) {
+                        System.out.printf("%-20s %s%n", s.program(), "(tail-called: its time is in nexus_tc_classify's)");
+                    } else {
+                        System.out.printf("%-20s %,12d %,12d %10.0f%n", s.program(), s.runCount(), s.runTimeNs(), s.meanRunNs());
+                    }
+                }
+                System.out.println("(run_cnt counts every packet on the interface: SYNs, ACKs and requests)");
+                System.out.printf("tier counters: %s%n", kernel.tierCounters().counts());
+            } finally {
+                KernelDataPath.setStatsEnabled(statsBefore);
+                server.stop(0);
+                KernelTestSupport.dispose(kernel);
+            }
+        } finally {
+            KernelDataPath.removePins(pinDir);
+        }
+    }
+}

@@ -1,0 +1,238 @@
+package io.nexuscore.bpf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nexuscore.classify.FourTuple;
+import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Table-driven BPF_PROG_TEST_RUN of the XDP classifier and the TC chain in the real kernel:
+ * crafted frame -> return code, routing_decisions entry, tier_counters delta, skb->mark.
+ * Expected scores are worked out by hand from the spec (weights 10/15/20/25, thresholds 60/130).
+ */
+class ClassifierTestRunTest {
+
+    private static final int PORT = 8080;
+    private static final int SECOND_PORT = 18080;
+    private static final int XDP_PASS = 2;
+    private static final int TC_ACT_OK = 0;
+    /** sizeof(struct __sk_buff); mark at offset 8. */
+    private static final int SKB_CTX_SIZE = 192;
+    private static final int SKB_MARK = 8;
+
+    private static KernelDataPath kernel;
+
+    @BeforeAll
+    static void load() {
+        KernelTestSupport.requireKernel();
+        kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(PORT, SECOND_PORT));
+    }
+
+    @AfterAll
+    static void unload() {
+        KernelTestSupport.dispose(kernel);
+    }
+
+    @BeforeEach
+    void defaults() {
+        kernel.thresholds().write(Thresholds.DEFAULT);
+        kernel.routingDecisions().snapshot().keySet().forEach(kernel.routingDecisions()::remove);
+        kernel.tenantPolicy().entries().keySet().forEach(kernel.tenantPolicy()::remove);
+    }
+
+    /** Expected verdict: score, tier, body length, and the request line whose hash is stored. */
+    record Expect(int score, Tier tier, long bodyLength, String requestLine) {
+    }
+
+    record Case(String description, byte[] frame, Optional<Expect> expect) {
+        @Override
+        public String toString() {
+            return description;
+        }
+    }
+
+    static Case verdict(String description, int port, String payload, int score, Tier tier, long body, String line) {
+        return new Case(description, Packets.tcp(port, payload), Optional.of(new Expect(score, tier, body, line)));
+    }
+
+    static Case none(String description, byte[] frame) {
+        return new Case(description, frame, Optional.empty());
+    }
+
+    static Stream<Case> cases() {
+        String pad248 = "x".repeat(248);
+        String longPath = "/" + "a".repeat(300) + "/summarize";
+        return Stream.of(
+                verdict("short GET", PORT, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 0, Tier.NANO, 0, "GET / HTTP/1.1"),
+                verdict("keyword sum", PORT, "GET /v1/summarize HTTP/1.1\r\nHost: x\r\n\r\n",
+                        10, Tier.NANO, 0, "GET /v1/summarize HTTP/1.1"),
+                verdict("keyword ref, Content-Length 400 (body in packet ignored)", PORT,
+                        "POST /v1/refine HTTP/1.1\r\nHost: a\r\nContent-Length: 400\r\n\r\n" + "b".repeat(40),
+                        115, Tier.SMALL, 400, "POST /v1/refine HTTP/1.1"),
+                verdict("keyword gen, no Content-Length: payload after head", PORT,
+                        "POST /generate HTTP/1.1\r\nHost: a\r\n\r\n" + "x".repeat(300),
+                        95, Tier.SMALL, 300, "POST /generate HTTP/1.1"),
+                verdict("keyword ana, upper case", PORT, "GET /ANALYZE HTTP/1.1\r\n\r\n",
+                        25, Tier.NANO, 0, "GET /ANALYZE HTTP/1.1"),
+                verdict("all keywords, clamped to 255", PORT,
+                        "POST /sum/ref/gen/ana HTTP/1.1\r\nContent-Length: 1000\r\n\r\n",
+                        255, Tier.LARGE, 1000, "POST /sum/ref/gen/ana HTTP/1.1"),
+                verdict("keywords only in User-Agent: no bonus", PORT,
+                        "GET / HTTP/1.1\r\nUser-Agent: generator-summary-analysis-ref\r\n\r\n",
+                        0, Tier.NANO, 0, "GET / HTTP/1.1"),
+                verdict("lower-case content-length with spaces", PORT,
+                        "POST /x HTTP/1.1\r\ncontent-length: \t 800\r\n\r\n", 200, Tier.LARGE, 800, "POST /x HTTP/1.1"),
+                verdict("Content-Length after the head is body", PORT,
+                        "POST /x HTTP/1.1\r\nHost: a\r\n\r\nContent-Length: 999\r\n", 5, Tier.NANO, 21, "POST /x HTTP/1.1"),
+                verdict("truncated head: no end, no Content-Length", PORT,
+                        "POST /x HTTP/1.1\r\nHost: a\r\nAccept: */*", 0, Tier.NANO, 0, "POST /x HTTP/1.1"),
+                verdict("Content-Length digits cut by the segment end: ignored", PORT,
+                        "POST /x HTTP/1.1\r\nContent-Length: 12", 0, Tier.NANO, 0, "POST /x HTTP/1.1"),
+                verdict("Content-Length without digits: ignored", PORT,
+                        "POST /x HTTP/1.1\r\nContent-Length: abc\r\n\r\nxxxx", 1, Tier.NANO, 4, "POST /x HTTP/1.1"),
+                verdict("request line over 256 bytes: keyword past the limit ignored", PORT,
+                        "GET " + longPath + " HTTP/1.1\r\n\r\n", 0, Tier.NANO, 0, "GET " + longPath + " HTTP/1.1"),
+                verdict("keyword ending at byte 256 counts", PORT,
+                        "GET /" + pad248 + "sum HTTP/1.1\r\n\r\n", 10, Tier.NANO, 0, "GET /" + pad248 + "sum HTTP/1.1"),
+                verdict("keyword ending at byte 257 does not", PORT,
+                        "GET /" + pad248 + "xsum HTTP/1.1\r\n\r\n", 0, Tier.NANO, 0, "GET /" + pad248 + "xsum HTTP/1.1"),
+                verdict("OPTIONS: seven-letter method", PORT, "OPTIONS /gen HTTP/1.1\r\n\r\n",
+                        20, Tier.NANO, 0, "OPTIONS /gen HTTP/1.1"),
+                verdict("bare LF line ends", PORT, "GET /gen HTTP/1.0\nContent-Length: 40\n\n",
+                        30, Tier.NANO, 40, "GET /gen HTTP/1.0"),
+                verdict("Content-Length saturates at 2^40", PORT,
+                        "POST /x HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n",
+                        255, Tier.LARGE, 1L << 40, "POST /x HTTP/1.1"),
+                verdict("Content-Length beyond the 1024-byte window: not seen", PORT,
+                        "POST /x HTTP/1.1\r\nX-Pad: " + "p".repeat(1100) + "\r\nContent-Length: 100\r\n\r\n",
+                        0, Tier.NANO, 0, "POST /x HTTP/1.1"),
+                verdict("second data-plane port", SECOND_PORT, "GET /ref HTTP/1.1\r\n\r\n", 15, Tier.NANO, 0, "GET /ref HTTP/1.1"),
+                new Case("TCP options (doff 8)", Packets.tcpWithOptions(PORT, 3, "GET /summ HTTP/1.1\r\n\r\n"),
+                        Optional.of(new Expect(10, Tier.NANO, 0, "GET /summ HTTP/1.1"))),
+                none("lower-case method", Packets.tcp(PORT, "get / HTTP/1.1\r\n\r\n")),
+                none("method of 8 letters", Packets.tcp(PORT, "PROPFINDX / HTTP/1.1\r\n\r\n")),
+                none("binary payload (TLS hello)", Packets.tcp(PORT, "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc")),
+                none("payload of 3 bytes", Packets.tcp(PORT, "GET")),
+                none("empty payload (pure ACK)", Packets.tcp(PORT, "")),
+                none("SYN", Packets.tcp(Packets.CLIENT, Packets.CLIENT_PORT, PORT, Packets.TCP_SYN, new byte[0])),
+                none("wrong port", Packets.tcp(9999, "GET /sum HTTP/1.1\r\n\r\n")),
+                none("UDP", Packets.udp(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
+                none("IPv6 (not classified: the verdict key is IPv4)", Packets.ipv6Tcp(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
+                none("IPv4 fragment", Packets.fragment(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
+                none("total length beyond the frame", Packets.lyingTotalLength(PORT, "GET /sum HTTP/1.1\r\n\r\n")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void xdpClassifier(Case c) {
+        Map<Tier, Long> before = kernel.tierCounters().counts();
+
+        BpfProgram.TestRun run = kernel.program(KernelDataPath.XDP_PROGRAM).testRun(c.frame(), null, 1);
+
+        assertEquals(XDP_PASS, run.returnValue(), "XDP always passes");
+        Map<FourTuple, SharedStructs.RoutingDecision> entries = kernel.routingDecisions().snapshot();
+        Map<Tier, Long> after = kernel.tierCounters().counts();
+        if (c.expect().isEmpty()) {
+            assertEquals(Map.of(), entries, "no verdict stored");
+            assertEquals(before, after, "no tier counted");
+            return;
+        }
+        Expect e = c.expect().get();
+        byte[] line = e.requestLine().getBytes(StandardCharsets.ISO_8859_1);
+        int port = ByteBuffer.wrap(c.frame()).order(ByteOrder.BIG_ENDIAN).getShort(14 + 20 + 2) & 0xffff;
+        FourTuple tuple = new FourTuple(SharedStructs.inet4(Packets.CLIENT), Packets.CLIENT_PORT,
+                SharedStructs.inet4(Packets.ROUTER), port);
+        assertEquals(Set.of(tuple), entries.keySet(), "one verdict, keyed by the packet's 4-tuple");
+        KernelVerdict verdict = entries.get(tuple).verdict();
+        assertEquals(new KernelVerdict(e.score(), e.tier(), e.bodyLength(), Scorer.requestLineHash(line)), verdict);
+        assertTrue(entries.get(tuple).timestampNs() > 0, "timestamp set");
+        assertEquals(verdict, kernel.verdicts().lookup(tuple).orElseThrow(), "VerdictSource sees the same verdict");
+        for (Tier t : Tier.values()) {
+            assertEquals(before.get(t) + (t == e.tier() ? 1 : 0), after.get(t), "tier_counters[" + t + "]");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void tcChainMarksRequestHeads(Case c) {
+        int mark = runTc(c.frame());
+        int expected = c.expect().map(e -> SocketMarks.encode(SocketMarks.KIND_REQUEST, e.tier())).orElse(0);
+        assertEquals(expected, mark, String.format("skb->mark 0x%08x", mark));
+    }
+
+    @Test
+    void liveThresholdChangeMovesTheNextVerdict() {
+        byte[] frame = Packets.tcp(PORT, "GET /v1/summarize HTTP/1.1\r\n\r\n"); // score 10
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame, null, 1);
+        assertEquals(Tier.NANO, onlyVerdict().tier());
+
+        kernel.thresholds().write(new Thresholds(5, 9));
+        assertEquals(new Thresholds(5, 9), kernel.thresholds().read());
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame, null, 1);
+        assertEquals(Tier.LARGE, onlyVerdict().tier());
+        assertEquals(SocketMarks.encode(SocketMarks.KIND_REQUEST, Tier.LARGE), runTc(frame));
+    }
+
+    @Test
+    void synFromTenantPrefixCarriesTheFloor() {
+        byte[] syn = Packets.tcp(Packets.CLIENT, Packets.CLIENT_PORT, PORT, Packets.TCP_SYN, new byte[0]);
+        assertEquals(0, runTc(syn), "no tenant rule: SYN unmarked");
+
+        kernel.tenantPolicy().put(new TenantPolicyMap.Prefix(SharedStructs.inet4(new byte[] {(byte) 192, 0, 2, 0}), 24), Tier.SMALL);
+        kernel.tenantPolicy().put(new TenantPolicyMap.Prefix(SharedStructs.inet4(Packets.CLIENT), 32), Tier.LARGE);
+        assertEquals(SocketMarks.encode(SocketMarks.KIND_FLOOR, Tier.LARGE), runTc(syn), "longest prefix wins");
+        assertEquals(Optional.of(Tier.LARGE), SocketMarks.tenantFloor(runTc(syn)));
+
+        byte[] otherClient = Packets.tcp(new byte[] {(byte) 192, 0, 2, 99}, 40001, PORT, Packets.TCP_SYN, new byte[0]);
+        assertEquals(SocketMarks.encode(SocketMarks.KIND_FLOOR, Tier.SMALL), runTc(otherClient), "/24 rule");
+
+        byte[] synAck = Packets.tcp(Packets.CLIENT, Packets.CLIENT_PORT, PORT, Packets.TCP_SYN_ACK, new byte[0]);
+        assertEquals(0, runTc(synAck), "SYN-ACK is not a connection request");
+
+        byte[] nanoRequest = Packets.tcp(PORT, "GET / HTTP/1.1\r\n\r\n");
+        assertEquals(SocketMarks.encode(SocketMarks.KIND_REQUEST, Tier.LARGE), runTc(nanoRequest),
+                "a request mark is raised to the tenant floor");
+    }
+
+    @Test
+    void tcChainWithoutPolicySlotPassesUnmarked() {
+        // Deleting the tail-call slot shows the chain really runs through tc_chain.
+        BpfMap chain = BpfMap.openPinned(kernel.pinDir(), "tc_chain", 4, 4);
+        try (chain) {
+            chain.delete(new byte[] {1, 0, 0, 0});
+            assertEquals(0, runTc(Packets.tcp(PORT, "GET /gen HTTP/1.1\r\n\r\n")));
+        } finally {
+            kernel.reload(Optional.empty()); // reinstalls the chain
+        }
+        assertEquals(SocketMarks.encode(SocketMarks.KIND_REQUEST, Tier.NANO), runTc(Packets.tcp(PORT, "GET /gen HTTP/1.1\r\n\r\n")));
+    }
+
+    private static KernelVerdict onlyVerdict() {
+        Map<FourTuple, SharedStructs.RoutingDecision> entries = kernel.routingDecisions().snapshot();
+        assertEquals(1, entries.size());
+        return entries.values().iterator().next().verdict();
+    }
+
+    private static int runTc(byte[] frame) {
+        BpfProgram.TestRun run = kernel.program(KernelDataPath.TC_CLASSIFY_PROGRAM).testRun(frame, new byte[SKB_CTX_SIZE], 1);
+        assertEquals(TC_ACT_OK, run.returnValue(), "TC always returns TC_ACT_OK");
+        return ByteBuffer.wrap(run.contextOut()).order(ByteOrder.LITTLE_ENDIAN).getInt(SKB_MARK);
+    }
+}

@@ -1,0 +1,56 @@
+package io.nexuscore.bpf;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.nexuscore.config.KernelConfig;
+import io.nexuscore.config.ScoringConfig;
+import io.nexuscore.classify.ScoreWeights;
+import io.nexuscore.classify.Thresholds;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
+
+/** The skip rule for kernel tests, and per-run pin directories. */
+public final class KernelTestSupport {
+
+    public static final ScoringConfig DEFAULT_SCORING = new ScoringConfig(Thresholds.DEFAULT, ScoreWeights.DEFAULT);
+
+    private KernelTestSupport() {
+    }
+
+    /** Outside CI a kernel test may skip, saying why; with CI=true a missing privilege fails it. */
+    public static void requireKernel() {
+        Optional<String> missing = KernelDataPath.missingPrivilege();
+        if (missing.isEmpty()) {
+            return;
+        }
+        String reason = "kernel test needs eBPF privileges: " + missing.get();
+        if ("true".equals(System.getenv("CI"))) {
+            fail(reason + " (CI=true: kernel tests must run)");
+        }
+        Assumptions.assumeTrue(false, reason);
+    }
+
+    /** A fresh pin directory under /sys/fs/bpf for one test run. */
+    public static Path uniquePinDir() {
+        return Path.of("/sys/fs/bpf", "nxtest-" + UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    /** Loads without attaching (BPF_PROG_TEST_RUN) into a fresh pin directory. */
+    public static KernelDataPath loadForTestRun(ScoringConfig scoring, Set<Integer> ports) {
+        return KernelDataPath.loadWithoutAttaching(uniquePinDir(), scoring, ports, KernelConfig.XdpMode.GENERIC);
+    }
+
+    /** Closes and removes the pins, whatever happened. */
+    public static void dispose(KernelDataPath path) {
+        if (path != null) {
+            try {
+                path.close();
+            } finally {
+                path.removePins();
+            }
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.nexuscore.bpf;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+
+/**
+ * Random HTTP request heads for parity tests and benchmarks: keywords in random case and place
+ * (request line or headers), long lines, Content-Length present/absent/odd, LF-only heads,
+ * truncation, occasional garbage. Payloads stay under 3000 bytes (one XDP test-run frame).
+ */
+public final class RequestGenerator {
+
+    private static final String[] METHODS = {"GET", "POST", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "get", "PROPFINDX"};
+    private static final String[] WORDS = {"sum", "ref", "gen", "ana", "summarize", "Reference", "GENERATE", "analysis",
+        "v1", "chat", "completions", "tasks", "su", "re", "ge", "an", "x", "models", "SuM", "aNa"};
+
+    private final Random random;
+
+    public RequestGenerator(Random random) {
+        this.random = random;
+    }
+
+    public byte[] next() {
+        if (random.nextInt(50) == 0) {
+            byte[] garbage = new byte[random.nextInt(40)];
+            random.nextBytes(garbage);
+            return garbage;
+        }
+        String eol = random.nextInt(10) == 0 ? "\n" : "\r\n";
+        StringBuilder head = new StringBuilder();
+        head.append(METHODS[random.nextInt(METHODS.length)]).append(' ').append(path()).append(" HTTP/1.1").append(eol);
+        head.append("Host: router").append(eol);
+        if (random.nextBoolean()) {
+            head.append("User-Agent: ").append(words(4)).append(eol);
+        }
+        int body = random.nextInt(10) == 0 ? random.nextInt(2000) : random.nextInt(600);
+        switch (random.nextInt(6)) {
+            case 0 -> head.append("Content-Length: ").append(body).append(eol);
+            case 1 -> head.append("content-LENGTH:").append(random.nextBoolean() ? "  " : "\t").append(body).append(eol);
+            case 2 -> head.append("Content-Length: ").append(random.nextInt(1000000)).append(eol);
+            case 3 -> head.append("Content-Length: none").append(eol);
+            default -> { }
+        }
+        if (random.nextInt(4) == 0) {
+            head.append("X-Pad: ").append("p".repeat(random.nextInt(900))).append(eol);
+        }
+        head.append("Accept: */*").append(eol).append(eol);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.writeBytes(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+        out.writeBytes("b".repeat(body).getBytes(StandardCharsets.ISO_8859_1));
+        byte[] payload = out.toByteArray();
+        if (random.nextInt(8) == 0) {
+            payload = java.util.Arrays.copyOf(payload, random.nextInt(payload.length) + 1); // truncated segment
+        }
+        return payload.length > 2900 ? java.util.Arrays.copyOf(payload, 2900) : payload;
+    }
+
+    private String path() {
+        StringBuilder path = new StringBuilder();
+        int segments = random.nextInt(10) == 0 ? 40 + random.nextInt(40) : 1 + random.nextInt(5);
+        for (int i = 0; i < segments; i++) {
+            path.append('/').append(WORDS[random.nextInt(WORDS.length)]);
+        }
+        return path.toString();
+    }
+
+    private String words(int n) {
+        StringBuilder s = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            s.append(WORDS[random.nextInt(WORDS.length)]).append(' ');
+        }
+        return s.toString().trim();
+    }
+}

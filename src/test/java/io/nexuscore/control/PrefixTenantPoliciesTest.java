@@ -1,0 +1,67 @@
+package io.nexuscore.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nexuscore.classify.Tier;
+import io.nexuscore.control.TenantPolicies.TenantPolicy;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** Tenant ids over a prefix-keyed store, including entries the store holds without an id. */
+class PrefixTenantPoliciesTest {
+
+    private final InMemoryPrefixFloors store = new InMemoryPrefixFloors();
+    private final PrefixTenantPolicies tenants = new PrefixTenantPolicies(store);
+
+    private static TenantPolicy policy(String prefix, Tier floor) {
+        return new TenantPolicy(Ipv4Prefix.parse(prefix), floor);
+    }
+
+    @Test
+    void movingATenantToAnotherPrefixRemovesTheOldOne() {
+        assertTrue(tenants.put("acme", policy("10.0.0.0/8", Tier.SMALL)));
+        assertFalse(tenants.put("acme", policy("10.1.0.0/16", Tier.LARGE)));
+        assertEquals(Map.of(Ipv4Prefix.parse("10.1.0.0/16"), Tier.LARGE), store.entries());
+    }
+
+    @Test
+    void entriesWithoutAnIdAreListedUnderTheirPrefixAndCanBeAdoptedOrDeleted() {
+        // Written before a restart, or with bpftool: the store has it, nobody here named it.
+        store.put(Ipv4Prefix.parse("198.51.100.0/24"), Tier.LARGE);
+        store.put(Ipv4Prefix.parse("203.0.113.0/24"), Tier.SMALL);
+        assertEquals(Map.of("198.51.100.0_24", policy("198.51.100.0/24", Tier.LARGE),
+                "203.0.113.0_24", policy("203.0.113.0/24", Tier.SMALL)), tenants.list());
+        assertTrue(tenants.put("beta", policy("198.51.100.0/24", Tier.NANO)), "adopting an unnamed prefix");
+        assertTrue(tenants.delete("203.0.113.0_24"));
+        assertEquals(Map.of("beta", policy("198.51.100.0/24", Tier.NANO)), tenants.list());
+    }
+
+    @Test
+    void aNamedPrefixIsNotTakenByAnotherTenant() {
+        tenants.put("a", policy("10.0.0.0/8", Tier.SMALL));
+        assertThrows(TenantPolicies.PrefixInUse.class, () -> tenants.put("b", policy("10.0.0.0/8", Tier.LARGE)));
+        assertEquals(Optional.of(Tier.SMALL), store.floorFor(0x0A000001));
+    }
+
+    @Test
+    void longestPrefixWins() {
+        tenants.put("wide", policy("10.0.0.0/8", Tier.SMALL));
+        tenants.put("narrow", policy("10.1.2.0/24", Tier.LARGE));
+        assertEquals(Optional.of(Tier.LARGE), store.floorFor(0x0A010203));
+        assertEquals(Optional.of(Tier.SMALL), store.floorFor(0x0A020203));
+        assertEquals(Optional.empty(), store.floorFor(0x0B000001));
+    }
+
+    @Test
+    void prefixesParseStrictly() {
+        assertEquals("0.0.0.0/0", Ipv4Prefix.parse("0.0.0.0/0").toString());
+        assertEquals("255.255.255.255/32", Ipv4Prefix.parse("255.255.255.255/32").toString());
+        for (String bad : new String[] {"10.0.0.1/8", "10.0.0/8", "10.0.0.0", "10.0.0.0/", "1.2.3.4/33", "a.b.c.d/8", "01234.0.0.0/8"}) {
+            assertThrows(IllegalArgumentException.class, () -> Ipv4Prefix.parse(bad), bad);
+        }
+    }
+}

@@ -1,0 +1,412 @@
+package io.nexuscore.dataplane;
+
+import static io.nexuscore.dataplane.DataPlaneHandler.HEADER_ASSIGNED_TIER;
+import static io.nexuscore.dataplane.DataPlaneHandler.HEADER_ROUTE_SOURCE;
+import static io.nexuscore.dataplane.DataPlaneHandler.HEADER_SCORE;
+import static io.nexuscore.dataplane.DataPlaneHandler.HEADER_TIER;
+import static io.nexuscore.dataplane.RawHttp.ascii;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.Counter;
+import io.nexuscore.RouterRuntime;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.http.Problem;
+import io.nexuscore.testing.LocalOpenAiServer;
+import io.nexuscore.testing.RecordingEventSink;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The data plane end to end over real loopback sockets, every tier backed by a real local upstream. */
+@ExtendWith(VertxExtension.class)
+class DataPlaneTest {
+
+    private static LocalOpenAiServer upstream;
+    private static RecordingEventSink events;
+    private static RouterRuntime router;
+    private static HttpClient client;
+    private static int port;
+
+    @BeforeAll
+    static void start(Vertx vertx) {
+        upstream = LocalOpenAiServer.start(vertx).await();
+        events = new RecordingEventSink();
+        router = RouterFixture.start(RouterFixture.config(upstream), events);
+        port = router.dataPlanePort();
+        client = vertx.createHttpClient(new PoolOptions().setHttp1MaxSize(4));
+    }
+
+    @AfterAll
+    static void stop() {
+        router.close();
+    }
+
+    @Test
+    void eachTierServesTheRequestsItsScoreSelects(VertxTestContext ctx) {
+        int[] sizes = {20, 400, 800};
+        Tier[] intended = {Tier.NANO, Tier.SMALL, Tier.LARGE};
+        List<Future<RouterFixture.Reply>> replies = new ArrayList<>();
+        for (int size : sizes) {
+            replies.add(RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(size)));
+        }
+        Future.all(replies).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+            for (int i = 0; i < sizes.length; i++) {
+                Buffer body = RouterFixture.chat(sizes[i]).toBuffer();
+                Tier expected = RouterFixture.expectedTier("POST", "/v1/chat/completions", body);
+                assertEquals(intended[i], expected, "test premise: body of " + sizes[i] + " scores into " + intended[i]);
+                RouterFixture.Reply reply = replies.get(i).result();
+                assertEquals(200, reply.status(), reply.body().toString());
+                assertEquals(expected.label(), reply.header(HEADER_ASSIGNED_TIER));
+                assertEquals(String.valueOf(RouterFixture.expectedScore("POST", "/v1/chat/completions", body)),
+                        reply.header(HEADER_SCORE));
+                assertEquals("user", reply.header(HEADER_ROUTE_SOURCE));
+                assertNotNull(reply.header(HEADER_TIER));
+                assertEquals("nexus-" + expected.label(), reply.json().getString("model"));
+                assertEquals("served by " + expected.label(),
+                        reply.json().getJsonArray("choices").getJsonObject(0).getJsonObject("message").getString("content"));
+            }
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void taskKeywordInTheRequestLineRaisesTheScore(VertxTestContext ctx) {
+        JsonObject body = new JsonObject().put("prompt", "y".repeat(200));
+        Future<RouterFixture.Reply> analyze = RouterFixture.post(client, port, "/v1/tasks/analyze", body);
+        Future<RouterFixture.Reply> plain = RouterFixture.post(client, port, "/v1/tasks/echo", body);
+        Future.all(analyze, plain).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+            int analyzeScore = RouterFixture.expectedScore("POST", "/v1/tasks/analyze", body.toBuffer());
+            int plainScore = RouterFixture.expectedScore("POST", "/v1/tasks/echo", body.toBuffer());
+            assertEquals(plainScore + 25, analyzeScore, "test premise: 'ana' adds its weight");
+            assertEquals(String.valueOf(analyzeScore), analyze.result().header(HEADER_SCORE));
+            assertEquals(String.valueOf(plainScore), plain.result().header(HEADER_SCORE));
+            assertEquals("small", analyze.result().header(HEADER_ASSIGNED_TIER));
+            assertEquals("nano", plain.result().header(HEADER_ASSIGNED_TIER));
+            JsonObject json = analyze.result().json();
+            assertEquals("text_completion", json.getString("object"));
+            assertEquals("analyze", json.getString("task"));
+            assertEquals("served by small", json.getJsonArray("choices").getJsonObject(0).getString("text"));
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void keepAliveConnectionGetsTheRightTierForEveryRequest(Vertx vertx, VertxTestContext ctx) {
+        HttpClient single = vertx.createHttpClient(new PoolOptions().setHttp1MaxSize(1));
+        int[] sizes = {20, 800, 20, 800, 400, 20};
+        List<String> tiers = Collections.synchronizedList(new ArrayList<>());
+        Set<HttpConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
+        Future<Void> chain = Future.succeededFuture();
+        for (int size : sizes) {
+            chain = chain.compose(v -> single.request(new RequestOptions().setMethod(HttpMethod.POST)
+                            .setHost("127.0.0.1").setPort(port).setURI("/v1/chat/completions"))
+                    .compose(req -> req.send(RouterFixture.chat(size).toBuffer()))
+                    .compose(response -> {
+                        connections.add(response.request().connection());
+                        tiers.add(response.getHeader(HEADER_ASSIGNED_TIER) + "/" + response.getHeader(HEADER_TIER));
+                        return response.body().mapEmpty();
+                    }));
+        }
+        chain.onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+            List<String> expected = new ArrayList<>();
+            for (int size : sizes) {
+                Tier tier = RouterFixture.expectedTier("POST", "/v1/chat/completions", RouterFixture.chat(size).toBuffer());
+                expected.add(tier.label() + "/" + observedFor(size));
+            }
+            assertEquals(expected, tiers);
+            assertEquals(1, connections.size(), "all requests on one keep-alive connection");
+            ctx.completeNow();
+        })));
+    }
+
+    /** The local upstream reports content/4 prompt tokens + 1 completion token. */
+    private static String observedFor(int contentSize) {
+        return RouterFixture.THRESHOLDS.tierFor(Math.min(255, contentSize / 4 + 1)).label();
+    }
+
+    @Test
+    void responsesFollowTheOpenAiSchema(VertxTestContext ctx) {
+        Future<RouterFixture.Reply> chat = RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(10));
+        Future<RouterFixture.Reply> completion = RouterFixture.post(client, port, "/v1/completions",
+                new JsonObject().put("model", "gpt-x").put("prompt", new JsonArray().add("hello ").add("world")).put("max_tokens", 5));
+        Future.all(chat, completion).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+            JsonObject c = chat.result().json();
+            assertEquals("application/json", chat.result().header("Content-Type"));
+            assertTrue(c.getString("id").startsWith("chatcmpl-"));
+            assertEquals("chat.completion", c.getString("object"));
+            assertTrue(c.getLong("created") > 0);
+            assertEquals("nexus-nano", c.getString("model"));
+            JsonObject choice = c.getJsonArray("choices").getJsonObject(0);
+            assertEquals(0, choice.getInteger("index"));
+            assertEquals("assistant", choice.getJsonObject("message").getString("role"));
+            assertEquals("stop", choice.getString("finish_reason"));
+            assertUsage(c.getJsonObject("usage"));
+
+            JsonObject t = completion.result().json();
+            assertEquals("text_completion", t.getString("object"));
+            assertEquals("served by nano", t.getJsonArray("choices").getJsonObject(0).getString("text"));
+            assertUsage(t.getJsonObject("usage"));
+            JsonObject sent = upstream.bodies().stream()
+                    .filter(b -> b.getJsonArray("messages").getJsonObject(0).getString("content").equals("hello world"))
+                    .findFirst().orElseThrow();
+            assertEquals(5, sent.getInteger("max_tokens"), "max_tokens reaches the upstream");
+            assertEquals("upstream-nano", sent.getString("model"), "the tier's upstream model, not the client's");
+            ctx.completeNow();
+        })));
+    }
+
+    private static void assertUsage(JsonObject usage) {
+        int prompt = usage.getInteger("prompt_tokens");
+        int completion = usage.getInteger("completion_tokens");
+        assertEquals(prompt + completion, usage.getInteger("total_tokens"));
+        assertEquals(1, completion);
+    }
+
+    @Test
+    void streamingIsPassedThrough(VertxTestContext ctx) {
+        RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(20).put("stream", true))
+                .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
+                    assertEquals(200, reply.status());
+                    assertEquals("text/event-stream", reply.header("Content-Type"));
+                    assertEquals("nano", reply.header(HEADER_ASSIGNED_TIER));
+                    assertNull(reply.header(HEADER_TIER), "the tier's assessment is unknown when the head goes out");
+                    StringBuilder text = new StringBuilder();
+                    String[] events = reply.body().toString().split("\n\n");
+                    for (String event : events) {
+                        assertTrue(event.startsWith("data: "), event);
+                        String data = event.substring(6);
+                        if (!data.equals("[DONE]")) {
+                            text.append(new JsonObject(data).getJsonArray("choices").getJsonObject(0)
+                                    .getJsonObject("delta").getString("content"));
+                        }
+                    }
+                    assertEquals("data: [DONE]", events[events.length - 1]);
+                    assertEquals(4, events.length, "three chunks as the upstream sent them, then [DONE]");
+                    assertEquals("served by nano", text.toString());
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void modelsListsEveryTier(VertxTestContext ctx) {
+        RouterFixture.send(client, port, HttpMethod.GET, "/v1/models", null)
+                .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
+                    assertEquals(200, reply.status());
+                    JsonArray data = reply.json().getJsonArray("data");
+                    assertEquals(3, data.size());
+                    assertEquals(Set.of("nexus-nano", "nexus-small", "nexus-large"),
+                            Set.copyOf(data.stream().map(o -> ((JsonObject) o).getString("id")).toList()));
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void everyRequestPublishesAnEventAndCountsMetrics(Vertx vertx, VertxTestContext ctx) {
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(port)
+                .setURI("/v1/tasks/summarize").putHeader("X-NX-Tenant", "acme");
+        double before = requests("nano", "200");
+        client.request(options)
+                .compose(req -> req.send(new JsonObject().put("prompt", "tiny").toBuffer()))
+                .compose(HttpClientResponse::body)
+                // The event is published right after the response is written: the client can be faster.
+                .compose(body -> events.awaitEvent(vertx, e -> e.type().equals("request")
+                        && "acme".equals(e.data().getString("tenant"))))
+                .onComplete(ctx.succeeding(found -> ctx.verify(() -> {
+                    JsonObject event = found.data();
+                    assertEquals("nano", event.getString("assigned_tier"));
+                    assertEquals("summarize", event.getString("endpoint"));
+                    assertEquals(200, event.getInteger("status"));
+                    assertEquals("user", event.getString("route_source"));
+                    assertNotNull(event.getString("observed_tier"));
+                    assertTrue(event.getLong("timestamp_ns") > 1_600_000_000_000_000_000L);
+                    assertTrue(event.getLong("latency_us") >= 0);
+                    assertEquals(before + 1, requests("nano", "200"));
+                    String scrape = router.registry().scrape();
+                    for (String name : List.of("nexus_requests_total{", "nexus_request_latency_seconds{",
+                            "nexus_route_source_total{", "nexus_kernel_user_disagreements_total")) {
+                        assertTrue(scrape.contains(name), name + " missing from the Prometheus scrape");
+                    }
+                    ctx.completeNow();
+                })));
+    }
+
+    private static double requests(String tier, String status) {
+        Counter counter = router.registry().find("nexus_requests").tag("tier", tier).tag("status", status).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    static double errors(RouterRuntime runtime, String type) {
+        Counter counter = runtime.registry().find("nexus_http_errors").tag("type", type).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    // ---- bad input -------------------------------------------------------------------------
+
+    @Test
+    void malformedJsonIs400(VertxTestContext ctx) {
+        double before = errors(router, "malformed-json");
+        RouterFixture.send(client, port, HttpMethod.POST, "/v1/chat/completions", Buffer.buffer("{\"messages\": ["))
+                .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
+                    assertProblem(reply, 400, "malformed-json");
+                    assertEquals(before + 1, errors(router, "malformed-json"));
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void wrongShapeIs400NamingTheField(VertxTestContext ctx) {
+        Future<RouterFixture.Reply> noMessages = RouterFixture.post(client, port, "/v1/chat/completions",
+                new JsonObject().put("prompt", "chat wants messages"));
+        Future<RouterFixture.Reply> negative = RouterFixture.post(client, port, "/v1/completions",
+                new JsonObject().put("prompt", "x").put("max_tokens", -1));
+        Future.all(noMessages, negative).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+            assertProblem(noMessages.result(), 400, "invalid-request");
+            assertTrue(noMessages.result().json().getString("detail").contains("messages"));
+            assertProblem(negative.result(), 400, "invalid-request");
+            assertTrue(negative.result().json().getString("detail").contains("max_tokens"));
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void unknownPathIs404(VertxTestContext ctx) {
+        double before = errors(router, "not-found");
+        RouterFixture.post(client, port, "/v1/embeddings", new JsonObject())
+                .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
+                    assertProblem(reply, 404, "not-found");
+                    assertEquals("/v1/embeddings", reply.json().getString("instance"));
+                    assertEquals(before + 1, errors(router, "not-found"));
+                    ctx.completeNow();
+                })));
+    }
+
+    @Test
+    void wrongMethodIs405WithAllow(VertxTestContext ctx) {
+        Future<RouterFixture.Reply> get = RouterFixture.send(client, port, HttpMethod.GET, "/v1/chat/completions", null);
+        Future<RouterFixture.Reply> post = RouterFixture.send(client, port, HttpMethod.POST, "/v1/models", Buffer.buffer("{}"));
+        Future.all(get, post).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
+            assertProblem(get.result(), 405, "method-not-allowed");
+            assertEquals("POST", get.result().header("Allow"));
+            assertProblem(post.result(), 405, "method-not-allowed");
+            assertEquals("GET, HEAD", post.result().header("Allow"));
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void malformedHttpIs400AndCounted() throws Exception {
+        double before = errors(router, "malformed-http");
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("this is not http\r\n\r\n"));
+        assertEquals(400, exchange.status(), exchange.response());
+        assertTrue(exchange.hasHeader("Content-Type", Problem.CONTENT_TYPE), exchange.response());
+        assertEquals(Problem.TYPE_BASE + "malformed-http", new JsonObject(exchange.body()).getString("type"));
+        assertTrue(exchange.closedByServer());
+        assertEquals(before + 1, errors(router, "malformed-http"));
+    }
+
+    @Test
+    void oversizedHeadIs431AndCountedAsMalformedHttp() throws Exception {
+        double before = errors(router, "malformed-http");
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/completions HTTP/1.1\r\nHost: x\r\nX-Big: "
+                + "b".repeat(16 * 1024) + "\r\n\r\n"));
+        assertEquals(431, exchange.status(), exchange.response());
+        assertEquals(Problem.TYPE_BASE + "malformed-http", new JsonObject(exchange.body()).getString("type"));
+        assertEquals(before + 1, errors(router, "malformed-http"));
+    }
+
+    @Test
+    void declaredBodyOverTheLimitIs413BeforeTheBodyIsSent() throws Exception {
+        double before = errors(router, "body-too-large");
+        // Only the head goes out: a 413 that arrives proves the router did not wait for the body.
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\n"
+                + "Host: localhost\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n"));
+        assertEquals(413, exchange.status(), exchange.response());
+        assertTrue(exchange.hasHeader("Content-Type", Problem.CONTENT_TYPE));
+        assertEquals(Problem.TYPE_BASE + "body-too-large", new JsonObject(exchange.body()).getString("type"));
+        assertTrue(exchange.closedByServer(), "the connection is closed rather than drained");
+        assertEquals(before + 1, errors(router, "body-too-large"));
+    }
+
+    /** curl sends Expect: 100-continue for bodies over 1 KiB and waits for the 100 before sending. */
+    @Test
+    void expectContinueGetsA100OnlyWhenTheBodyFits() throws Exception {
+        String body = RouterFixture.chat(2000).encode();
+        String head = "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nExpect: 100-continue\r\n"
+                + "Connection: close\r\nContent-Type: application/json\r\nContent-Length: ";
+        try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(5_000);
+            socket.getOutputStream().write(ascii(head + body.length() + "\r\n\r\n"));
+            byte[] interim = new byte[25];
+            int n = socket.getInputStream().readNBytes(interim, 0, interim.length);
+            assertEquals("HTTP/1.1 100 Continue\r\n\r\n", new String(interim, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().write(ascii(body));
+            String response = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
+        RawHttp.Exchange refused = RawHttp.exchange(port, ascii(head + (RouterFixture.MAX_BODY + 1) + "\r\n\r\n"));
+        assertEquals(413, refused.status(), "no 100 Continue for a body that will be refused: " + refused.response());
+    }
+
+    @Test
+    void chunkedBodyOverTheLimitIs413() throws Exception {
+        String head = "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n";
+        String chunk = Integer.toHexString(1024) + "\r\n" + "z".repeat(1024) + "\r\n";
+        List<byte[]> parts = new ArrayList<>();
+        parts.add(ascii(head));
+        for (int i = 0; i < 2 * RouterFixture.MAX_BODY / 1024; i++) {
+            parts.add(ascii(chunk));
+        }
+        RawHttp.Exchange exchange = RawHttp.exchange(port, parts.toArray(new byte[0][]));
+        assertEquals(413, exchange.status(), exchange.response());
+        assertEquals(Problem.TYPE_BASE + "body-too-large", new JsonObject(exchange.body()).getString("type"));
+        assertTrue(exchange.closedByServer());
+    }
+
+    @Test
+    void aBodyJustUnderTheLimitIsServed(VertxTestContext ctx) {
+        JsonObject body = RouterFixture.chat(0);
+        int overhead = body.toBuffer().length();
+        JsonObject atLimit = RouterFixture.chat((int) RouterFixture.MAX_BODY - overhead);
+        assertEquals(RouterFixture.MAX_BODY, atLimit.toBuffer().length());
+        RouterFixture.post(client, port, "/v1/chat/completions", atLimit)
+                .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
+                    assertEquals(200, reply.status());
+                    assertEquals("large", reply.header(HEADER_ASSIGNED_TIER));
+                    assertFalse(reply.header(HEADER_SCORE).isEmpty());
+                    ctx.completeNow();
+                })));
+    }
+
+    static void assertProblem(RouterFixture.Reply reply, int status, String slug) {
+        assertEquals(status, reply.status(), reply.body().toString());
+        assertEquals(Problem.CONTENT_TYPE, reply.header("Content-Type"));
+        JsonObject problem = reply.json();
+        assertEquals(Problem.TYPE_BASE + slug, problem.getString("type"));
+        assertEquals(status, problem.getInteger("status"));
+        assertNotNull(problem.getString("title"));
+        assertNotNull(problem.getString("detail"));
+    }
+}

@@ -1,0 +1,94 @@
+package io.nexuscore.dataplane;
+
+import io.nexuscore.RouterRuntime;
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.classify.ScoreWeights;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.config.RouterConfig;
+import io.nexuscore.events.EventSink;
+import io.nexuscore.testing.FreePort;
+import io.nexuscore.testing.LocalOpenAiServer;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+
+/** Router configurations and client helpers shared by the data-plane tests. */
+final class RouterFixture {
+
+    static final Scorer SCORER = new Scorer(ScoreWeights.DEFAULT);
+    static final Thresholds THRESHOLDS = Thresholds.DEFAULT;
+    static final long MAX_BODY = 4096;
+
+    private RouterFixture() {
+    }
+
+    /** All three tiers backed by {@code upstream}, user-space mode, two acceptors on a free port. */
+    static JsonObject config(LocalOpenAiServer upstream) {
+        JsonObject tiers = new JsonObject();
+        for (Tier tier : Tier.values()) {
+            tiers.put(tier.label(), new JsonObject()
+                    .put("model", "nexus-" + tier.label())
+                    .put("instances", 8)
+                    .put("queueCapacity", 64)
+                    .put("upstream", new JsonObject()
+                            .put("baseUrl", upstream.baseUrl(tier.label()))
+                            .put("model", "upstream-" + tier.label())
+                            .put("timeoutMs", 5_000)));
+        }
+        return new JsonObject()
+                .put("dataPlane", new JsonObject()
+                        .put("host", "127.0.0.1")
+                        .put("port", FreePort.pick())
+                        .put("maxBodyBytes", MAX_BODY)
+                        .put("instances", 2))
+                .put("kernel", new JsonObject().put("mode", "user"))
+                .put("tiers", tiers);
+    }
+
+    static RouterRuntime start(JsonObject config, EventSink events) {
+        return RouterRuntime.start(RouterConfig.fromJson(config), events);
+    }
+
+    /** A chat body whose content is {@code size} repetitions of 'x'. */
+    static JsonObject chat(int size) {
+        return new JsonObject().put("model", "whatever").put("messages", new JsonArray()
+                .add(new JsonObject().put("role", "user").put("content", "x".repeat(size))));
+    }
+
+    static int expectedScore(String method, String path, Buffer body) {
+        byte[] line = (method + " " + path + " HTTP/1.1").getBytes(StandardCharsets.ISO_8859_1);
+        return SCORER.score(line, body.length());
+    }
+
+    static Tier expectedTier(String method, String path, Buffer body) {
+        return THRESHOLDS.tierFor(expectedScore(method, path, body));
+    }
+
+    record Reply(int status, MultiMap headers, Buffer body) {
+        JsonObject json() {
+            return body.toJsonObject();
+        }
+
+        String header(String name) {
+            return headers.get(name);
+        }
+    }
+
+    static Future<Reply> send(HttpClient client, int port, HttpMethod method, String path, Buffer body) {
+        return client.request(new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(path))
+                .compose(request -> (body == null ? request.send() : request.send(body))
+                        .compose(response -> response.body()
+                                .map(b -> new Reply(response.statusCode(), response.headers(), b))));
+    }
+
+    static Future<Reply> post(HttpClient client, int port, String path, JsonObject body) {
+        return send(client, port, HttpMethod.POST, path, body.toBuffer());
+    }
+}

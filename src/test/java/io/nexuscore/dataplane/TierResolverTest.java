@@ -1,0 +1,94 @@
+package io.nexuscore.dataplane;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.nexuscore.classify.FourTuple;
+import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.classify.VerdictSource;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class TierResolverTest {
+
+    private static final byte[] LINE = "POST /v1/tasks/summarize HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1);
+    private static final FourTuple TUPLE = tuple();
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
+
+    private TierResolver resolver(VerdictSource verdicts) {
+        return new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS), verdicts,
+                verdicts != VerdictSource.NONE, metrics);
+    }
+
+    private static ConnectionInfo connection(Optional<Tier> floor) {
+        return new ConnectionInfo(Optional.of(TUPLE), floor);
+    }
+
+    @Test
+    void userSpaceModeScoresInJavaAndCountsNoFallback() {
+        Resolution r = resolver(VerdictSource.NONE).resolve(LINE, 100, connection(Optional.empty()));
+        assertEquals(new Resolution(Tier.NANO, 25 + 10, RouteSource.USER), r);
+        assertEquals(0, registry.find("nexus_verdict_fallbacks").counters().size());
+    }
+
+    @Test
+    void verifiedKernelVerdictDecidesAndADifferentJavaScoreCountsADisagreement() {
+        KernelVerdict verdict = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash(LINE));
+        Resolution r = resolver(c -> Optional.of(verdict)).resolve(LINE, 100, connection(Optional.empty()));
+        assertEquals(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL), r);
+        assertEquals(1, registry.get("nexus_kernel_user_disagreements").counter().count());
+    }
+
+    @Test
+    void agreeingKernelVerdictCountsNoDisagreement() {
+        int score = RouterFixture.SCORER.score(LINE, 100);
+        KernelVerdict verdict = new KernelVerdict(score, Tier.NANO, 100, Scorer.requestLineHash(LINE));
+        assertEquals(RouteSource.KERNEL, resolver(c -> Optional.of(verdict)).resolve(LINE, 100,
+                connection(Optional.empty())).source());
+        assertEquals(0, registry.get("nexus_kernel_user_disagreements").counter().count());
+    }
+
+    /** On keep-alive the map holds the latest head only: another request's verdict is never applied. */
+    @Test
+    void anotherRequestsVerdictIsStaleAndTheJavaScorerDecides() {
+        KernelVerdict otherBody = new KernelVerdict(200, Tier.LARGE, 900, Scorer.requestLineHash(LINE));
+        KernelVerdict otherLine = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash("GET / HTTP/1.1".getBytes()));
+        for (KernelVerdict stale : new KernelVerdict[] {otherBody, otherLine}) {
+            Resolution r = resolver(c -> Optional.of(stale)).resolve(LINE, 100, connection(Optional.empty()));
+            assertEquals(new Resolution(Tier.NANO, 35, RouteSource.USER), r);
+        }
+        assertEquals(2, registry.get("nexus_verdict_fallbacks").tag("reason", "stale").counter().count());
+    }
+
+    @Test
+    void missingVerdictFallsBackAndIsCounted() {
+        resolver(c -> Optional.empty()).resolve(LINE, 100, connection(Optional.empty()));
+        assertEquals(1, registry.get("nexus_verdict_fallbacks").tag("reason", "missing").counter().count());
+    }
+
+    @Test
+    void tenantFloorRaisesButNeverLowers() {
+        TierResolver resolver = resolver(VerdictSource.NONE);
+        assertEquals(Tier.SMALL, resolver.resolve(LINE, 100, connection(Optional.of(Tier.SMALL))).tier());
+        assertEquals(Tier.LARGE, resolver.resolve(LINE, 1000, connection(Optional.of(Tier.SMALL))).tier());
+        assertEquals(35, resolver.resolve(LINE, 100, connection(Optional.of(Tier.LARGE))).score(),
+                "the floor changes the tier, not the score");
+    }
+
+    private static FourTuple tuple() {
+        try {
+            Inet4Address lo = (Inet4Address) InetAddress.getByName("127.0.0.1");
+            return new FourTuple(lo, 40000, lo, 8080);
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError(e);
+        }
+    }
+}

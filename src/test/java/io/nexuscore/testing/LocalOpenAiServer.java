@@ -1,0 +1,154 @@
+package io.nexuscore.testing;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A small OpenAI-compatible server on loopback, a real peer for upstream-backed tiers.
+ *
+ * Answers {@code POST /{name}/v1/chat/completions}: the first path segment names the caller (so one
+ * server can back several tiers and tests see which one was called). The reply text is
+ * {@code "served by {name}"}; usage counts prompt tokens as content bytes / 4 and one completion
+ * token. {@code stream: true} gets three SSE chunks and {@code [DONE]}.
+ * {@link #hold()} parks requests until {@link #release()}, for deadline and queue tests.
+ */
+public final class LocalOpenAiServer {
+
+    private final HttpServer server;
+    private final AtomicInteger received = new AtomicInteger();
+    private final ConcurrentLinkedQueue<JsonObject> bodies = new ConcurrentLinkedQueue<>();
+    private final List<Runnable> parked = new ArrayList<>();
+    private boolean holding;
+
+    private LocalOpenAiServer(HttpServer server) {
+        this.server = server;
+    }
+
+    public static Future<LocalOpenAiServer> start(Vertx vertx) {
+        HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0));
+        LocalOpenAiServer local = new LocalOpenAiServer(server);
+        server.requestHandler(local::handle);
+        return server.listen().map(s -> local);
+    }
+
+    public int port() {
+        return server.actualPort();
+    }
+
+    /** Base URL a tier named {@code name} should use. */
+    public String baseUrl(String name) {
+        return "http://127.0.0.1:" + port() + "/" + name + "/v1";
+    }
+
+    public int received() {
+        return received.get();
+    }
+
+    public List<JsonObject> bodies() {
+        return List.copyOf(bodies);
+    }
+
+    /** From now on, park requests instead of answering them. */
+    public synchronized void hold() {
+        holding = true;
+    }
+
+    /** Answer every parked request and stop parking. */
+    public void release() {
+        List<Runnable> toRun;
+        synchronized (this) {
+            holding = false;
+            toRun = new ArrayList<>(parked);
+            parked.clear();
+        }
+        toRun.forEach(Runnable::run);
+    }
+
+    public Future<Void> close() {
+        return server.close();
+    }
+
+    private void handle(HttpServerRequest request) {
+        String[] segments = request.path().split("/");
+        if (request.method().name().equals("POST") && segments.length == 5 && segments[2].equals("v1")
+                && segments[3].equals("chat") && segments[4].equals("completions")) {
+            String name = segments[1];
+            request.body().onSuccess(body -> {
+                JsonObject json = body.toJsonObject();
+                bodies.add(json);
+                received.incrementAndGet();
+                Runnable answer = () -> answer(request, name, json);
+                synchronized (this) {
+                    if (holding) {
+                        parked.add(answer);
+                        return;
+                    }
+                }
+                answer.run();
+            });
+            return;
+        }
+        request.response().setStatusCode(404).end();
+    }
+
+    private void answer(HttpServerRequest request, String name, JsonObject json) {
+        if (request.response().closed()) {
+            return;
+        }
+        String prompt = json.getJsonArray("messages").getJsonObject(0).getString("content", "");
+        String text = "served by " + name;
+        int promptTokens = prompt.length() / 4;
+        if (json.getBoolean("stream", false)) {
+            request.response().setChunked(true).putHeader("Content-Type", "text/event-stream");
+            for (String piece : new String[] {"served ", "by ", name}) {
+                request.response().write(Buffer.buffer("data: " + chunk(json, piece).encode() + "\n\n"));
+            }
+            request.response().end("data: [DONE]\n\n");
+            return;
+        }
+        JsonObject reply = new JsonObject()
+                .put("id", "chatcmpl-local")
+                .put("object", "chat.completion")
+                .put("created", System.currentTimeMillis() / 1000)
+                .put("model", json.getString("model"))
+                .put("choices", new JsonArray().add(new JsonObject()
+                        .put("index", 0)
+                        .put("message", new JsonObject().put("role", "assistant").put("content", text))
+                        .put("finish_reason", "stop")))
+                .put("usage", new JsonObject()
+                        .put("prompt_tokens", promptTokens)
+                        .put("completion_tokens", 1)
+                        .put("total_tokens", promptTokens + 1));
+        request.response().putHeader("Content-Type", "application/json").end(reply.toBuffer());
+    }
+
+    private static JsonObject chunk(JsonObject request, String piece) {
+        return new JsonObject()
+                .put("id", "chatcmpl-local")
+                .put("object", "chat.completion.chunk")
+                .put("model", request.getString("model"))
+                .put("choices", new JsonArray().add(new JsonObject()
+                        .put("index", 0)
+                        .put("delta", new JsonObject().put("content", piece))));
+    }
+
+    /** Waits (polling, bounded) until at least {@code count} requests arrived. */
+    public void awaitReceived(int count) throws InterruptedException {
+        for (int i = 0; i < 500 && received.get() < count; i++) {
+            Thread.sleep(10);
+        }
+        if (received.get() < count) {
+            throw new AssertionError("upstream received " + received.get() + " requests, expected " + count);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.nexuscore.tiers.upstream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.config.TierConfig;
+import io.nexuscore.config.UpstreamConfig;
+import io.nexuscore.testing.FreePort;
+import io.nexuscore.testing.LocalOpenAiServer;
+import io.nexuscore.tiers.TierFailure;
+import io.nexuscore.tiers.TierReply;
+import io.nexuscore.tiers.TierRequest;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.net.URI;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(VertxExtension.class)
+class UpstreamTierBackendTest {
+
+    private static UpstreamTierBackend backend(Vertx vertx, String baseUrl, long timeoutMs) {
+        UpstreamConfig upstream = new UpstreamConfig(URI.create(baseUrl), "up-model", timeoutMs, Optional.of("k"));
+        TierConfig config = new TierConfig(Tier.SMALL, TierConfig.Engine.CHICORY, "unused", "nexus-small", 4, 16,
+                TierConfig.WASM_PAGE, 1000, List.of(), Optional.of(upstream));
+        return new UpstreamTierBackend(vertx, config, () -> Thresholds.DEFAULT);
+    }
+
+    @Test
+    void replyCarriesTextUsageTheTiersModelAndTheObservedTierFromUsage(Vertx vertx, VertxTestContext ctx) {
+        LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).await();
+        UpstreamTierBackend backend = backend(vertx, upstream.baseUrl("s"), 5_000);
+        // 600 prompt bytes: 150 prompt tokens + 1 completion token, above small_max (130).
+        TierRequest request = new TierRequest("chat", "p".repeat(600), 9, TierRequest.Simulation.NONE);
+        Future.fromCompletionStage(backend.submit(request)).onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
+            assertEquals(new TierReply("served by s", Tier.LARGE, 150, 1, "nexus-small"), reply);
+            assertEquals("up-model", upstream.bodies().get(0).getString("model"));
+            assertEquals(9, upstream.bodies().get(0).getInteger("max_tokens"));
+            backend.close();
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void unreachableUpstreamIsAnUpstreamFailure(Vertx vertx, VertxTestContext ctx) {
+        UpstreamTierBackend backend = backend(vertx, "http://127.0.0.1:" + FreePort.pick() + "/v1", 5_000);
+        Future.fromCompletionStage(backend.submit(TierRequest.of("chat", "x"))).onComplete(ctx.failing(e -> ctx.verify(() -> {
+            assertEquals(TierFailure.Kind.UPSTREAM, assertInstanceOf(TierFailure.class, e).kind());
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void silentUpstreamIsADeadlineFailure(Vertx vertx, VertxTestContext ctx) {
+        LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).await();
+        upstream.hold();
+        UpstreamTierBackend backend = backend(vertx, upstream.baseUrl("s"), 200);
+        Future.fromCompletionStage(backend.submit(TierRequest.of("chat", "x"))).onComplete(ctx.failing(e -> ctx.verify(() -> {
+            TierFailure failure = assertInstanceOf(TierFailure.class, e);
+            assertEquals(TierFailure.Kind.DEADLINE, failure.kind());
+            assertTrue(failure.getMessage().contains("200 ms"), failure.getMessage());
+            upstream.release();
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void errorStatusAndGarbageAreUpstreamFailures(Vertx vertx, VertxTestContext ctx) {
+        HttpServer odd = vertx.createHttpServer().requestHandler(req -> {
+            if (req.path().startsWith("/status")) {
+                req.response().setStatusCode(429).end("slow down");
+            } else {
+                req.response().putHeader("Content-Type", "application/json").end("{\"choices\": ");
+            }
+        });
+        odd.listen(0, "127.0.0.1").compose(server -> {
+            String base = "http://127.0.0.1:" + server.actualPort();
+            Future<TierReply> status = Future.fromCompletionStage(backend(vertx, base + "/status", 5_000)
+                    .submit(TierRequest.of("chat", "x")));
+            Future<TierReply> garbage = Future.fromCompletionStage(backend(vertx, base + "/garbage", 5_000)
+                    .submit(TierRequest.of("chat", "x")));
+            return Future.join(status, garbage).transform(ar -> Future.succeededFuture(List.of(status, garbage)));
+        }).onComplete(ctx.succeeding(results -> ctx.verify(() -> {
+            for (Future<TierReply> result : results) {
+                TierFailure failure = assertInstanceOf(TierFailure.class, result.cause());
+                assertEquals(TierFailure.Kind.UPSTREAM, failure.kind());
+            }
+            assertTrue(results.get(0).cause().getMessage().contains("429: slow down"), results.get(0).cause().getMessage());
+            ctx.completeNow();
+        })));
+    }
+
+    @Test
+    void streamPassesTheEventsThroughUnchanged(Vertx vertx, VertxTestContext ctx) {
+        LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).await();
+        UpstreamTierBackend backend = backend(vertx, upstream.baseUrl("s"), 5_000);
+        Buffer collected = Buffer.buffer();
+        backend.openStream(TierRequest.of("chat", "x")).compose(stream -> {
+            assertEquals("text/event-stream", stream.contentType());
+            Future<Void> ended = Future.future(p -> stream.body().endHandler(p::complete));
+            stream.body().handler(collected::appendBuffer);
+            stream.body().resume();
+            return ended;
+        }).onComplete(ctx.succeeding(v -> ctx.verify(() -> {
+            String text = collected.toString();
+            assertTrue(text.endsWith("data: [DONE]\n\n"), text);
+            assertEquals(4, text.split("\n\n").length);
+            assertTrue(upstream.bodies().get(0).getBoolean("stream"));
+            ctx.completeNow();
+        })));
+    }
+}
