@@ -28,7 +28,7 @@ case "$NX_PIN_DIR" in
 esac
 
 # Without our pins there is no way to tell our programs from another router's: touch nothing.
-[ -d "$NX_PIN_DIR" ] || { echo "cleanup: nothing pinned at $NX_PIN_DIR"; exit 0; }
+[ -d "$NX_PIN_DIR" ] || { rm -f "$NX_RUN_DIR/tcp_fwmark_accept.before"; echo "cleanup: nothing pinned at $NX_PIN_DIR"; exit 0; }
 
 # The id of our score_thresholds map: every program of ours uses it.
 our_map_id=""
@@ -36,35 +36,33 @@ if [ -e "$NX_PIN_DIR/score_thresholds" ]; then
   our_map_id="$(bpftool -j map show pinned "$NX_PIN_DIR/score_thresholds" | jq -r '.id')"
 fi
 
-# prog_is_ours ID: the program uses our pinned score_thresholds map.
-prog_is_ours() {
-  [ -n "$our_map_id" ] && bpftool -j prog show id "$1" | jq -e --argjson m "$our_map_id" '(.map_ids // []) | index($m) != null' >/dev/null
-}
-
 leftovers=0
 for dev in $NX_INTERFACES; do
-  [ -e "/sys/class/net/$dev" ] || continue
-  net="$(bpftool -j net show dev "$dev")"
-  for xdp in $(printf '%s' "$net" | jq -r --arg p "$NX_XDP_PROGRAM" '.[0].xdp[]? | select(.name == $p) | "\(.id):\(.mode)"'); do
-    id="${xdp%%:*}" mode="${xdp#*:}"
-    if prog_is_ours "$id"; then
-      case "$mode" in generic) flag=xdpgeneric ;; driver) flag=xdpdrv ;; offload) flag=xdpoffload ;; *) flag=xdp ;; esac
-      ip link set dev "$dev" "$flag" off
-      echo "cleanup: detached leftover XDP program $id ($mode) from $dev"
-      leftovers=$((leftovers + 1))
-    fi
+  [ -e "/sys/class/net/$dev" ] && [ -n "$our_map_id" ] || continue
+  for id in $(nx_attached_progs "$dev" xdp "$NX_XDP_PROGRAM"); do
+    nx_prog_uses_map "$id" "$our_map_id" || continue
+    mode="$(bpftool -j net show dev "$dev" | jq -r --argjson i "$id" '.[0].xdp[] | select(.id == $i) | .mode')"
+    case "$mode" in generic) flag=xdpgeneric ;; driver) flag=xdpdrv ;; offload) flag=xdpoffload ;; *) flag=xdp ;; esac
+    ip link set dev "$dev" "$flag" off
+    echo "cleanup: detached leftover XDP program $id ($mode) from $dev"
+    leftovers=$((leftovers + 1))
   done
-  for tc in $(printf '%s' "$net" | jq -r --arg p "$NX_TC_PROGRAM" '.[0].tc[]? | select(.name == $p) | "\(.id):\(.kind)"'); do
-    id="${tc%%:*}" kind="${tc#*:}"
-    if prog_is_ours "$id"; then
-      # The router attaches at handle 0x4e58 ("NX"), priority 1 (io.nexuscore.bpf.TcAttachment).
-      tc filter del dev "$dev" "${kind#clsact/}" pref 1 handle 0x4e58 bpf 2>/dev/null \
-        || tc filter del dev "$dev" "${kind#clsact/}" pref 1
-      echo "cleanup: detached leftover TC program $id ($kind) from $dev"
-      leftovers=$((leftovers + 1))
-    fi
+  for id in $(nx_attached_progs "$dev" tc "$NX_TC_PROGRAM"); do
+    nx_prog_uses_map "$id" "$our_map_id" || continue
+    kind="$(bpftool -j net show dev "$dev" | jq -r --argjson i "$id" '.[0].tc[] | select(.id == $i) | .kind')"
+    # The router attaches at handle 0x4e58 ("NX"), priority 1 (io.nexuscore.bpf.TcAttachment).
+    tc filter del dev "$dev" "${kind#clsact/}" pref 1 handle 0x4e58 bpf 2>/dev/null \
+      || tc filter del dev "$dev" "${kind#clsact/}" pref 1
+    echo "cleanup: detached leftover TC program $id ($kind) from $dev"
+    leftovers=$((leftovers + 1))
   done
 done
+before="$NX_RUN_DIR/tcp_fwmark_accept.before"
+if [ "$leftovers" -gt 0 ] && [ -f "$before" ]; then
+  # The router died without its clean stop, which restores the sysctl it set.
+  cat "$before" >/proc/sys/net/ipv4/tcp_fwmark_accept && echo "cleanup: restored net.ipv4.tcp_fwmark_accept=$(cat "$before")"
+fi
+rm -f "$before"
 [ "$leftovers" -eq 0 ] && echo "cleanup: no programs of this router attached on: $NX_INTERFACES"
 
 removed=0

@@ -37,6 +37,9 @@ fi
 [ -f "$jar" ] || { echo "start: no router jar at '$jar'" >&2; exit 1; }
 
 mkdir -p "$NX_RUN_DIR"
+# The router sets net.ipv4.tcp_fwmark_accept=1 and restores it on a clean stop; cleanup.sh restores
+# this value when the router died without doing so.
+cat /proc/sys/net/ipv4/tcp_fwmark_accept >"$NX_RUN_DIR/tcp_fwmark_accept.before" 2>/dev/null || true
 if ! $root; then
   echo "start: not root: no eBPF privileges, the router runs in user-space mode (the Java scorer classifies)"
 fi

@@ -55,16 +55,16 @@ if $kernel_checks; then
     done
     thresholds_id="$(bpftool -j map show pinned "$NX_PIN_DIR/score_thresholds" 2>/dev/null | jq -r '.id // empty')"
     for dev in $NX_INTERFACES; do
-      net="$(bpftool -j net show dev "$dev" 2>&1)" || { fail "interface $dev" "$net"; continue; }
+      [ -e "/sys/class/net/$dev" ] || { fail "interface $dev" "no such interface"; continue; }
       for hook in xdp tc; do
         want="$NX_XDP_PROGRAM"; [ "$hook" = tc ] && want="$NX_TC_PROGRAM"
-        id="$(printf '%s' "$net" | jq -r --arg h "$hook" --arg p "$want" '.[0][$h][]? | select(.name == $p) | .id' | head -1)"
+        id="$(nx_attached_progs "$dev" "$hook" "$want" | head -1)"
         if [ -z "$id" ]; then
-          fail "$hook on $dev" "no $want attached (bpftool net show dev $dev: $(printf '%s' "$net" | jq -c --arg h "$hook" '.[0][$h]'))"
-        elif [ -n "$thresholds_id" ] && ! bpftool -j prog show id "$id" | jq -e --argjson m "$thresholds_id" '(.map_ids // []) | index($m) != null' >/dev/null; then
+          fail "$hook on $dev" "no $want attached (bpftool net show dev $dev: $(bpftool -j net show dev "$dev" | jq -c --arg h "$hook" '.[0][$h]'))"
+        elif [ -n "$thresholds_id" ] && ! nx_prog_uses_map "$id" "$thresholds_id"; then
           fail "$hook on $dev" "$want (prog $id) does not use the map pinned at $NX_PIN_DIR/score_thresholds (another router's?)"
         else
-          ok "$hook on $dev: $want attached (prog $id)"
+          ok "$hook on $dev: $want attached (prog $id, uses the pinned maps)"
         fi
       done
     done

@@ -45,3 +45,20 @@ nx_router_pid() {
 nx_jar() {
   ls "$NX_ROOT"/target/nexuscore-*.jar 2>/dev/null | grep -v -- '-original' | head -1 || true
 }
+
+# nx_attached_progs DEV HOOK NAME: ids of programs on DEV's HOOK (xdp or tc) whose name is NAME.
+# bpftool 7.1 leaves XDP entries unnamed and cuts TC names, so names come from `prog show` (full
+# from BTF when the program has it, else the kernel's 15 characters).
+nx_attached_progs() {
+  local id
+  for id in $(bpftool -j net show dev "$1" 2>/dev/null | jq -r --arg h "$2" '.[0][$h][]? | .id'); do
+    case "$(bpftool -j prog show id "$id" 2>/dev/null | jq -r '.name')" in
+      "$3"|"${3:0:15}") echo "$id" ;;
+    esac
+  done
+}
+
+# nx_prog_uses_map PROG_ID MAP_ID: the program references the map.
+nx_prog_uses_map() {
+  bpftool -j prog show id "$1" 2>/dev/null | jq -e --argjson m "$2" '(.map_ids // []) | index($m) != null' >/dev/null
+}
