@@ -55,8 +55,11 @@ class DockerImageIT {
             assertTrue(health.getStdout().matches("(?s).*\"mode\"\\s*:\\s*\"kernel\".*"),
                     () -> "not in kernel mode: " + health.getStdout() + "\n" + router.getLogs());
 
-            Container.ExecResult xdp = router.execInContainer("bpftool", "net", "show", "dev", "lo");
-            assertTrue(xdp.getStdout().contains("nexus_classify"), () -> "XDP not attached in the container:\n" + xdp);
+            assertTrue(health.getStdout().contains("\"attached\":true"), health::getStdout);
+            // bpftool 7.1 lists XDP programs by id only: the id on lo must be the classifier's.
+            Container.ExecResult xdp = router.execInContainer("bash", "-c",
+                    "bpftool prog show id \"$(bpftool -j net show dev lo | sed -n 's/.*\"xdp\":\\[{[^]]*\"id\":\\([0-9]*\\).*/\\1/p')\"");
+            assertTrue(xdp.getStdout().contains("name nexus_classify"), () -> "XDP classifier not attached on the container's lo:\n" + xdp);
 
             Container.ExecResult demo = router.execInContainer("/opt/nexuscore/demo.sh");
             System.out.println(demo.getStdout() + demo.getStderr());
