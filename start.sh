@@ -76,9 +76,10 @@ mode="$(printf '%s' "$health" | sed -n 's/.*"mode" *: *"\([a-z]*\)".*/\1/p')"
 echo "start: router running, pid $pid, data plane $NX_DATA_URL, control plane $NX_CONTROL_URL"
 echo "start: mode: ${mode:-unknown} ($health)"
 if [ "$mode" = "user" ]; then
+  reason="$(printf '%s' "$health" | sed -n 's/.*"reason" *: *"\([^"]*\)".*/\1/p')"
   if $root; then
-    echo "start: user-space mode although root: the kernel path did not load, see $NX_LOG_FILE"
+    echo "start: user-space mode (${reason:-see $NX_LOG_FILE}): the Java scorer classifies every request"
   else
-    echo "start: user-space mode because this is not root (XDP/TC need CAP_BPF, CAP_NET_ADMIN)"
+    echo "start: user-space mode because this is not root (XDP/TC need CAP_BPF, CAP_NET_ADMIN): the Java scorer classifies every request"
   fi
 fi
