@@ -4,6 +4,8 @@
 #             also the OpenAI upstream the router forwards to)
 #   inline    the router's data plane in front of an in-process tier that answers at once
 #             (stands in for the Wasm nano tier until the pools are merged)
+#   wasm      the real router (the jar, user-space mode) on its default Wasm tiers: nano requests
+#             answered by the Chicory nano pool (what issue 4's "nano through the router" means)
 #   router    the real router (the jar, user-space mode) with every tier forwarding to `bare`
 #   nginx     Debian nginx-light proxying to `bare` over a keepalive upstream (when installed:
 #             apt-get install nginx-light), the reference for what one proxy hop costs here
@@ -53,6 +55,7 @@ cleanup() {
 trap cleanup EXIT
 
 bare_port=$(free_port); inline_port=$(free_port); router_port=$(free_port); control_port=$(free_port)
+wasm_port=$(free_port); wasm_control_port=$(free_port)
 
 java -cp "$cp" io.nexuscore.bench.BareServer "$bare_port" "$instances" > "$tmp/bare.log" 2>&1 &
 bare_pid=$!; pids+=($bare_pid)
@@ -74,9 +77,19 @@ JSON
 java -jar "$jar" --config "$tmp/router.json" > "$tmp/router.log" 2>&1 &
 router_pid=$!; pids+=($router_pid)
 
+cat > "$tmp/wasm.json" <<JSON
+{
+  "dataPlane": {"host": "127.0.0.1", "port": $wasm_port, "instances": $instances},
+  "control": {"port": $wasm_control_port, "stateFile": "$tmp/wasm-state.json"},
+  "kernel": {"mode": "${MODE:-user}"}
+}
+JSON
+java -jar "$jar" --config "$tmp/wasm.json" > "$tmp/wasm.log" 2>&1 &
+wasm_pid=$!; pids+=($wasm_pid)
 
 
-targets=("bare:$bare_port:$bare_pid" "inline:$inline_port:$inline_pid" "router:$router_port:$router_pid $bare_pid")
+
+targets=("bare:$bare_port:$bare_pid" "inline:$inline_port:$inline_pid" "wasm:$wasm_port:$wasm_pid" "router:$router_port:$router_pid $bare_pid")
 if command -v nginx > /dev/null; then
   nginx_port=$(free_port)
   mkdir -p "$tmp/nginx"
@@ -105,7 +118,7 @@ else
   echo "# nginx not installed (apt-get install nginx-light): no nginx comparison" >&2
 fi
 
-wait_port "$bare_port"; wait_port "$inline_port"; wait_port "$router_port"
+wait_port "$bare_port"; wait_port "$inline_port"; wait_port "$router_port"; wait_port "$wasm_port"
 echo "# $(date -u +%FT%TZ), $(nproc) cores, ${seconds}s measured after ${warmup}s warm-up, $instances server instances, loadgen $loadgen_loops event loop(s)"
 echo "# $(head -1 "$tmp/bare.log")"
 echo "# $(head -1 "$tmp/inline.log")"
@@ -127,8 +140,10 @@ awk '
     printf "\nsummary\n";
     for (i = 1; i <= 2; i++) {
       cc = (i == 1) ? 64 : 1;
-      printf "c=%-3d inline/bare rps %.0f%%  router->upstream/bare rps %.0f%%  added P50: inline %+d us, router hop %+d us  added P99 router hop %+d us  cpu/req: bare %.1f us, inline %.1f us, router+upstream %.1f us\n",
-        cc, 100 * rps["inline", cc] / rps["bare", cc], 100 * rps["router", cc] / rps["bare", cc],
+      printf "c=%-3d wasm nano/bare rps %.0f%% (P50 %+d us, P99 %+d us over bare)\n", cc, 100 * rps["wasm", cc] / rps["bare", cc],
+        p["wasm", cc] - p["bare", cc], q["wasm", cc] - q["bare", cc];
+      printf "      inline/bare rps %.0f%%  router->upstream/bare rps %.0f%%  added P50: inline %+d us, router hop %+d us  added P99 router hop %+d us  cpu/req: bare %.1f us, inline %.1f us, router+upstream %.1f us\n",
+        100 * rps["inline", cc] / rps["bare", cc], 100 * rps["router", cc] / rps["bare", cc],
         p["inline", cc] - p["bare", cc], p["router", cc] - p["bare", cc], q["router", cc] - q["bare", cc],
         cpu["bare", cc], cpu["inline", cc], cpu["router", cc];
       if (("nginx", cc) in rps)

@@ -16,6 +16,7 @@ import io.nexuscore.dataplane.AcceptorVerticle;
 import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
 import io.nexuscore.dataplane.LatencyRecorder;
+import io.nexuscore.dataplane.TenantFloors;
 import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.control.ControlVerticle;
 import io.nexuscore.control.EventHub;
@@ -34,6 +35,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.WorkerExecutor;
 import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -57,11 +59,12 @@ public final class RouterRuntime implements AutoCloseable {
      *
      * @param control   the classifier as the control plane sees it (thresholds, tenants, reload)
      * @param verdicts  per-request kernel verdicts (NONE in user space)
+     * @param floors    tenant floors the data plane applies itself (user space: no SYN marks)
      * @param blocking  true when reading verdicts or thresholds is a syscall
      * @param latency   where completed-request latencies go (the kernel feedback loop)
      * @param resources what to release on close (detach programs, close maps)
      */
-    public record DataPath(KernelControl control, VerdictSource verdicts, boolean blocking,
+    public record DataPath(KernelControl control, VerdictSource verdicts, TenantFloors floors, boolean blocking,
                            LatencyRecorder latency, AutoCloseable resources) {
 
         /** "kernel" or "user", for logs and /healthz. */
@@ -135,7 +138,7 @@ public final class RouterRuntime implements AutoCloseable {
             TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), dataPath.thresholds(),
                     dataPath.verdicts(), dataPath.blocking(), metrics);
             DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                    sink, dataPath.latency(), resolverPool);
+                    sink, dataPath.latency(), resolverPool, dataPath.floors());
 
             List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
             vertx.deployVerticle(() -> {
@@ -172,7 +175,9 @@ public final class RouterRuntime implements AutoCloseable {
                     ? "kernel.mode is user" : "the eBPF data path could not load (see the log)";
             UserSpaceKernelControl control = new UserSpaceKernelControl(
                     new InMemoryThresholdStore(config.scoring().thresholds()), reason);
-            return new DataPath(control, VerdictSource.NONE, false, LatencyRecorder.NONE, () -> { });
+            TenantFloors floors = client -> control.tenantFloors()
+                    .floorFor(ByteBuffer.wrap(client.getAddress()).getInt());
+            return new DataPath(control, VerdictSource.NONE, floors, false, LatencyRecorder.NONE, () -> { });
         }
         KernelDataPath path = kernel.get();
         boolean statsWereOn = KernelDataPath.setStatsEnabled(true);
@@ -180,7 +185,8 @@ public final class RouterRuntime implements AutoCloseable {
             path.close();
             KernelDataPath.setStatsEnabled(statsWereOn);
         };
-        return new DataPath(new KernelClassifierControl(path), path.verdicts(), true, LatencyRecorder.NONE, release);
+        return new DataPath(new KernelClassifierControl(path), path.verdicts(), TenantFloors.NONE, true,
+                LatencyRecorder.NONE, release);
     }
 
     /** The control plane, over the same thresholds, events and registry as the data plane. */

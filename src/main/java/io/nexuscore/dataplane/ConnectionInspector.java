@@ -28,6 +28,12 @@ final class ConnectionInspector {
 
     private final AtomicBoolean warnedNoFd = new AtomicBoolean();
     private final AtomicBoolean warnedMarkFailure = new AtomicBoolean();
+    private final TenantFloors unmarkedFloors;
+
+    /** @param unmarkedFloors floors for sockets without a kernel mark (user-space mode) */
+    ConnectionInspector(TenantFloors unmarkedFloors) {
+        this.unmarkedFloors = unmarkedFloors;
+    }
 
     /** Inspects the connection at accept and remembers the answer. */
     ConnectionInfo accepted(HttpConnection connection) {
@@ -55,7 +61,12 @@ final class ConnectionInspector {
     }
 
     private ConnectionInfo inspect(Channel channel) {
-        return new ConnectionInfo(fourTuple(channel.remoteAddress(), channel.localAddress()), floor(channel));
+        Optional<FourTuple> tuple = fourTuple(channel.remoteAddress(), channel.localAddress());
+        Optional<Tier> floor = floor(channel);
+        if (floor.isEmpty() && tuple.isPresent()) {
+            floor = unmarkedFloors.floorFor(tuple.get().srcAddress());
+        }
+        return new ConnectionInfo(tuple, floor);
     }
 
     private Optional<Tier> floor(Channel channel) {

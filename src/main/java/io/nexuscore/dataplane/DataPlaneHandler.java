@@ -62,7 +62,7 @@ public final class DataPlaneHandler {
     private final EventSink events;
     private final LatencyRecorder latencyRecorder;
     private final WorkerExecutor resolverPool;
-    private final ConnectionInspector connections = new ConnectionInspector();
+    private final ConnectionInspector connections;
 
     /**
      * @param resolverPool where kernel-mode resolution runs; required when {@code resolver.blocking()}
@@ -70,6 +70,17 @@ public final class DataPlaneHandler {
     public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
                             Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
                             LatencyRecorder latencyRecorder, WorkerExecutor resolverPool) {
+        this(config, resolver, backends, models, metrics, events, latencyRecorder, resolverPool, TenantFloors.NONE);
+    }
+
+    /**
+     * @param resolverPool   where kernel-mode resolution runs; required when {@code resolver.blocking()}
+     * @param unmarkedFloors tenant floors for connections whose socket carries no kernel mark
+     */
+    public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
+                            Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
+                            LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors unmarkedFloors) {
+        this.connections = new ConnectionInspector(unmarkedFloors);
         this.maxBodyBytes = config.maxBodyBytes();
         this.tenantHeader = config.tenantHeader();
         this.resolver = resolver;
@@ -314,8 +325,10 @@ public final class DataPlaneHandler {
 
     static Problem tierProblem(Tier tier, TierFailure failure) {
         TierFailure.Kind kind = failure.kind();
+        String prefix = "tier " + tier.label() + ": ";
+        String message = String.valueOf(failure.getMessage());
         Problem problem = new Problem(kind.label(), title(kind), kind.httpStatus(),
-                "tier " + tier.label() + ": " + failure.getMessage());
+                message.startsWith(prefix) ? message : prefix + message);
         if (kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED) {
             problem = problem.withHeader("Retry-After", "1");
         }

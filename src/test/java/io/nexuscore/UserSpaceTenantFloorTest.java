@@ -1,0 +1,84 @@
+package io.nexuscore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.nexuscore.config.RouterConfig;
+import io.nexuscore.testing.FreePort;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * In user-space mode no TC program marks SYNs, so the data plane applies the tenant prefixes the
+ * control plane stores: a floor set through PUT /tenants must raise the next connection's requests.
+ */
+class UserSpaceTenantFloorTest {
+
+    private static final String NANO_BODY = "{\"prompt\":\"hello there\"}";
+
+    @TempDir
+    Path dir;
+
+    private RouterRuntime router;
+    private int dataPort;
+    private int controlPort;
+
+    @BeforeEach
+    void start() throws Exception {
+        dataPort = FreePort.pick();
+        controlPort = FreePort.pick();
+        Path config = dir.resolve("router.json");
+        Files.writeString(config, """
+                {"dataPlane": {"host": "127.0.0.1", "port": %d, "instances": 1},
+                 "control": {"port": %d, "stateFile": "%s"},
+                 "kernel": {"mode": "user"},
+                 "tiers": {"nano": {"instances": 1}, "small": {"instances": 1}, "large": {"instances": 1}}}
+                """.formatted(dataPort, controlPort, dir.resolve("state.json")));
+        router = RouterRuntime.start(RouterConfig.load(Optional.of(config)));
+    }
+
+    @AfterEach
+    void stop() {
+        router.close();
+    }
+
+    @Test
+    void tenantPrefixRaisesNewConnections() throws Exception {
+        assertEquals("nano", assignedTier(), "no floor yet");
+
+        HttpResponse<String> put = send(HttpRequest.newBuilder(control("/tenants/loopback"))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"prefix\": \"127.0.0.0/8\", \"floor\": \"large\"}")));
+        assertEquals(201, put.statusCode(), put.body());
+        assertEquals("large", assignedTier(), "a nano-sized request from 127.0.0.1 is served at the tenant floor");
+
+        assertEquals(204, send(HttpRequest.newBuilder(control("/tenants/loopback")).DELETE()).statusCode());
+        assertEquals("nano", assignedTier(), "the floor is gone for new connections");
+    }
+
+    /** One request on a fresh connection (a new client each time: floors are read at accept). */
+    private String assignedTier() throws Exception {
+        HttpResponse<String> response = send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + dataPort + "/v1/tasks/echo"))
+                .POST(HttpRequest.BodyPublishers.ofString(NANO_BODY)));
+        assertEquals(200, response.statusCode(), response.body());
+        return response.headers().firstValue("X-NX-Assigned-Tier").orElseThrow();
+    }
+
+    private URI control(String path) {
+        return URI.create("http://127.0.0.1:" + controlPort + path);
+    }
+
+    private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
