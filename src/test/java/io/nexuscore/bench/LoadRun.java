@@ -1,21 +1,25 @@
 package io.nexuscore.bench;
 
 import io.nexuscore.classify.Tier;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
@@ -27,7 +31,8 @@ import org.HdrHistogram.Histogram;
  * in flight, and records per intended tier: latency (HdrHistogram, microseconds), errors by status
  * or exception, the tier the router assigned (X-NX-Assigned-Tier) against the intended one, the
  * guest's observed tier (X-NX-Tier) against the assigned one (a misroute), and the route source.
- * Loopback only: the base URI must name 127.0.0.1, ::1 or localhost.
+ * Loopback only: the base URI must name 127.0.0.1, ::1 or localhost. The client is Vert.x's (keep-alive,
+ * one connection per request in flight): the JDK's HttpClient capped at ~1,200 requests/s here.
  */
 final class LoadRun implements AutoCloseable {
 
@@ -46,9 +51,8 @@ final class LoadRun implements AutoCloseable {
         }
     }
 
-    private final URI base;
+    private final Vertx vertx;
     private final HttpClient client;
-    private final ExecutorService executor;
     private final Duration requestTimeout;
 
     LoadRun(URI base, int concurrency, Duration requestTimeout) {
@@ -56,18 +60,12 @@ final class LoadRun implements AutoCloseable {
         if (!("127.0.0.1".equals(host) || "localhost".equals(host) || "[::1]".equals(host) || "::1".equals(host))) {
             throw new IllegalArgumentException("load runs are loopback only, got " + base);
         }
-        this.base = base;
         this.requestTimeout = requestTimeout;
-        this.executor = Executors.newFixedThreadPool(Math.max(2, Math.min(concurrency, 16)), r -> {
-            Thread t = new Thread(r, "load-client");
-            t.setDaemon(true);
-            return t;
-        });
-        this.client = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5))
-                .executor(executor)
-                .build();
+        this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
+        this.client = vertx.createHttpClient(
+                new HttpClientOptions().setDefaultHost(host).setDefaultPort(base.getPort()).setKeepAlive(true)
+                        .setConnectTimeout(5_000),
+                new PoolOptions().setHttp1MaxSize(Math.max(1, concurrency)).setMaxWaitQueueSize(-1));
     }
 
     /**
@@ -109,38 +107,42 @@ final class LoadRun implements AutoCloseable {
     }
 
     /** One request; completes when it is recorded. */
-    java.util.concurrent.CompletableFuture<Void> send(Tier intended, String body, TierResult result) {
-        HttpRequest request = HttpRequest.newBuilder(base.resolve(LoadMix.PATH))
-                .timeout(requestTimeout)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
+    CompletableFuture<Void> send(Tier intended, String body, TierResult result) {
+        CompletableFuture<Void> recorded = new CompletableFuture<>();
+        RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setURI(LoadMix.PATH)
+                .setIdleTimeout(requestTimeout.toMillis()).putHeader("Content-Type", "application/json");
         long start = System.nanoTime();
-        return client.sendAsync(request, HttpResponse.BodyHandlers.discarding()).handle((response, failure) -> {
-            long micros = (System.nanoTime() - start) / 1_000;
-            if (failure != null) {
-                Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-                result.errors.computeIfAbsent(cause.getClass().getSimpleName(), k -> new LongAdder()).increment();
-                return null;
-            }
-            if (response.statusCode() / 100 != 2) {
-                result.errors.computeIfAbsent("HTTP " + response.statusCode(), k -> new LongAdder()).increment();
-                return null;
-            }
-            result.ok.increment();
-            result.latencyMicros.recordValue(Math.max(1, micros));
-            Optional<String> assigned = response.headers().firstValue("X-NX-Assigned-Tier");
-            Optional<String> observed = response.headers().firstValue("X-NX-Tier");
-            if (!assigned.map(intended.label()::equalsIgnoreCase).orElse(false)) {
-                result.misclassified.increment();
-            }
-            if (assigned.isPresent() && observed.isPresent() && !assigned.get().equalsIgnoreCase(observed.get())) {
-                result.misrouted.increment();
-            }
-            String source = response.headers().firstValue("X-NX-Route-Source").orElse("?");
-            result.routeSources.computeIfAbsent(source, k -> new LongAdder()).increment();
-            return null;
-        });
+        client.request(options)
+                .compose(request -> request.send(Buffer.buffer(body)))
+                .compose(response -> response.body().map(ignored -> response))
+                .onComplete(ar -> {
+                    record(intended, result, ar.succeeded() ? ar.result() : null, ar.cause(), (System.nanoTime() - start) / 1_000);
+                    recorded.complete(null);
+                });
+        return recorded;
+    }
+
+    private static void record(Tier intended, TierResult result, HttpClientResponse response, Throwable failure, long micros) {
+        if (failure != null) {
+            result.errors.computeIfAbsent(failure.getClass().getSimpleName(), k -> new LongAdder()).increment();
+            return;
+        }
+        if (response.statusCode() / 100 != 2) {
+            result.errors.computeIfAbsent("HTTP " + response.statusCode(), k -> new LongAdder()).increment();
+            return;
+        }
+        result.ok.increment();
+        result.latencyMicros.recordValue(Math.max(1, micros));
+        String assigned = response.getHeader("X-NX-Assigned-Tier");
+        String observed = response.getHeader("X-NX-Tier");
+        if (!intended.label().equalsIgnoreCase(assigned)) {
+            result.misclassified.increment();
+        }
+        if (assigned != null && observed != null && !assigned.equalsIgnoreCase(observed)) {
+            result.misrouted.increment();
+        }
+        String source = response.getHeader("X-NX-Route-Source");
+        result.routeSources.computeIfAbsent(source == null ? "?" : source, k -> new LongAdder()).increment();
     }
 
     static String header() {
@@ -166,6 +168,6 @@ final class LoadRun implements AutoCloseable {
 
     @Override
     public void close() {
-        executor.shutdownNow();
+        vertx.close().await();
     }
 }

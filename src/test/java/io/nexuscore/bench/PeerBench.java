@@ -1,11 +1,16 @@
 package io.nexuscore.bench;
 
 import io.nexuscore.classify.Tier;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.http.RequestOptions;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -14,8 +19,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
@@ -68,26 +71,27 @@ public final class PeerBench {
         }
         Collections.shuffle(mix, new Random(7));
 
-        ExecutorService executor = Executors.newFixedThreadPool(8);
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(executor)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+        int maxConcurrency = levels.stream().mapToInt(Integer::intValue).max().orElse(1);
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
+        HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5_000),
+                new PoolOptions().setHttp1MaxSize(maxConcurrency).setMaxWaitQueueSize(-1));
         List<Result> results = new ArrayList<>();
         try {
             for (int concurrency : levels) {
                 for (String target : List.of("direct", "nexuscore", "portkey")) {
                     Target t = switch (target) {
-                        case "direct" -> tier -> HttpRequest.newBuilder(direct.get(tier).resolve("/v1/chat/completions"));
-                        case "nexuscore" -> tier -> HttpRequest.newBuilder(nexus.resolve("/v1/chat/completions"));
-                        default -> tier -> HttpRequest.newBuilder(portkey.resolve("/v1/chat/completions"))
-                                .header("x-portkey-config", portkeyConfig)
-                                .header("x-portkey-metadata", "{\"tier\":\"" + tier.label() + "\"}");
+                        case "direct" -> tier -> options(direct.get(tier));
+                        case "nexuscore" -> tier -> options(nexus);
+                        default -> tier -> options(portkey)
+                                .putHeader("x-portkey-config", portkeyConfig)
+                                .putHeader("x-portkey-metadata", "{\"tier\":\"" + tier.label() + "\"}");
                     };
                     run(client, t, target, mix.subList(0, Math.min(300, mix.size())), concurrency);   // warm-up
                     results.add(run(client, t, target, mix, concurrency));
                 }
             }
         } finally {
-            executor.shutdownNow();
+            vertx.close().await();
         }
 
         System.out.printf(Locale.ROOT, "peer benchmark: %d requests per run (nano:small:large = 25:5:1), chat completions, loopback mock upstreams%n", requests);
@@ -104,7 +108,15 @@ public final class PeerBench {
     }
 
     private interface Target {
-        HttpRequest.Builder request(Tier tier);
+        RequestOptions request(Tier tier);
+    }
+
+    private static RequestOptions options(URI base) {
+        return new RequestOptions().setMethod(HttpMethod.POST)
+                .setAbsoluteURI(base.resolve("/v1/chat/completions").toString())
+                .setIdleTimeout(30_000)
+                .putHeader("Content-Type", "application/json")
+                .putHeader("Authorization", "Bearer sk-local");
     }
 
     private static Result run(HttpClient client, Target target, String name, List<Tier> mix, int concurrency)
@@ -117,36 +129,42 @@ public final class PeerBench {
         List<CompletableFuture<?>> all = new ArrayList<>();
         for (Tier tier : mix) {
             inFlight.acquire();
-            HttpRequest request = target.request(tier)
-                    .timeout(Duration.ofSeconds(30))
-                    .header("Content-Type", "application/json")
-                    .header("Authorization", "Bearer sk-local")
-                    .POST(HttpRequest.BodyPublishers.ofString(chatBody(tier)))
-                    .build();
+            RequestOptions options = target.request(tier);
+            String body = chatBody(tier);
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            all.add(done);
             long t0 = System.nanoTime();
-            all.add(client.sendAsync(request, HttpResponse.BodyHandlers.ofString()).whenComplete((response, failure) -> {
-                long us = (System.nanoTime() - t0) / 1_000;
-                inFlight.release();
-                if (failure != null || response.statusCode() != 200) {
-                    errors.increment();
-                    return;
-                }
-                micros.recordValue(Math.max(1, us));
-                // The mocks name themselves mock-0/1/2; NexusCore reports its tier model instead.
-                String body = response.body();
-                boolean fromMock = body.contains("\"model\":\"mock-");
-                if (fromMock && !body.contains("\"model\":\"mock-" + tier.ordinal() + "\"")) {
-                    wrong.increment();
-                }
-                response.headers().firstValue("X-NX-Assigned-Tier").ifPresent(t -> {
-                    if (!t.equalsIgnoreCase(tier.label())) {
-                        wrong.increment();
-                    }
-                });
-            }));
+            client.request(options)
+                    .compose(request -> request.send(Buffer.buffer(body)))
+                    .compose(response -> response.body().map(b -> new Answer(response.statusCode(), response.headers(), b.toString())))
+                    .onComplete(ar -> {
+                        long us = (System.nanoTime() - t0) / 1_000;
+                        inFlight.release();
+                        if (ar.failed() || ar.result().status() != 200) {
+                            errors.increment();
+                        } else {
+                            micros.recordValue(Math.max(1, us));
+                            if (!fromIntendedUpstream(tier, ar.result())) {
+                                wrong.increment();
+                            }
+                        }
+                        done.complete(null);
+                    });
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
         return new Result(name, concurrency, mix.size(), (System.nanoTime() - start) / 1e9, micros, errors.sum(), wrong.sum());
+    }
+
+    private record Answer(int status, MultiMap headers, String body) {
+    }
+
+    /** The mocks name themselves mock-0/1/2 in `model`; NexusCore reports its tier model and header instead. */
+    private static boolean fromIntendedUpstream(Tier tier, Answer answer) {
+        String assigned = answer.headers().get("X-NX-Assigned-Tier");
+        if (assigned != null) {
+            return assigned.equalsIgnoreCase(tier.label());
+        }
+        return answer.body().contains("\"model\":\"mock-" + tier.ordinal() + "\"");
     }
 
     static String chatBody(Tier tier) {
