@@ -21,6 +21,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 wait_for() {   # URL DESCRIPTION PID
   for _ in $(seq 1 120); do

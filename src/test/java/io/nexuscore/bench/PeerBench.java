@@ -1,6 +1,7 @@
 package io.nexuscore.bench;
 
 import io.nexuscore.classify.Tier;
+import io.vertx.core.Context;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -75,6 +76,9 @@ public final class PeerBench {
         Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
         HttpClient client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5_000),
                 new PoolOptions().setHttp1MaxSize(maxConcurrency).setMaxWaitQueueSize(-1));
+        // Requests are issued on an event-loop context: Vert.x 5.0.7's client pool, called from a
+        // foreign thread, now and then loses a request.
+        Context context = vertx.getOrCreateContext();
         List<Result> results = new ArrayList<>();
         try {
             for (int concurrency : levels) {
@@ -86,8 +90,8 @@ public final class PeerBench {
                                 .putHeader("x-portkey-config", portkeyConfig)
                                 .putHeader("x-portkey-metadata", "{\"tier\":\"" + tier.label() + "\"}");
                     };
-                    run(client, t, target, mix.subList(0, Math.min(300, mix.size())), concurrency);   // warm-up
-                    results.add(run(client, t, target, mix, concurrency));
+                    run(client, context, t, target, mix.subList(0, Math.min(300, mix.size())), concurrency);   // warm-up
+                    results.add(run(client, context, t, target, mix, concurrency));
                 }
             }
         } finally {
@@ -119,7 +123,7 @@ public final class PeerBench {
                 .putHeader("Authorization", "Bearer sk-local");
     }
 
-    private static Result run(HttpClient client, Target target, String name, List<Tier> mix, int concurrency)
+    private static Result run(HttpClient client, Context context, Target target, String name, List<Tier> mix, int concurrency)
             throws InterruptedException {
         Histogram micros = new org.HdrHistogram.ConcurrentHistogram(60_000_000L, 3);
         LongAdder errors = new LongAdder();
@@ -134,7 +138,7 @@ public final class PeerBench {
             CompletableFuture<Void> done = new CompletableFuture<>();
             all.add(done);
             long t0 = System.nanoTime();
-            client.request(options)
+            context.runOnContext(v -> client.request(options)
                     .compose(request -> request.send(Buffer.buffer(body)))
                     .compose(response -> response.body().map(b -> new Answer(response.statusCode(), response.headers(), b.toString())))
                     .onComplete(ar -> {
@@ -149,7 +153,7 @@ public final class PeerBench {
                             }
                         }
                         done.complete(null);
-                    });
+                    }));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
         return new Result(name, concurrency, mix.size(), (System.nanoTime() - start) / 1e9, micros, errors.sum(), wrong.sum());
