@@ -139,14 +139,14 @@ class KernelEndToEndTest extends RequestSuite {
     @Order(12)
     void aBpftoolUpdateOfThePinnedMapShowsInGetThresholdsAndAsAnEvent() {
         Processes.ok("bpftool", "map", "update", "pinned", pinDir.resolve("score_thresholds").toString(),
-                "key", "0", "0", "0", "0", "value", "50", "0", "0", "0", "120", "0", "0", "0");
-        JsonObject expected = new JsonObject().put("nano_max", 50).put("small_max", 120);
+                "key", "0", "0", "0", "0", "value", "90", "0", "0", "0", "120", "0", "0", "0");
+        JsonObject expected = new JsonObject().put("nano_max", 90).put("small_max", 120);
         ControlClient.awaitCondition("GET /thresholds shows the bpftool write",
                 () -> control.get("/thresholds").json().equals(expected));
         JsonObject event = control.awaitEvent("threshold", e -> expected.equals(e.getJsonObject("new")));
         assertEquals("external", event.getString("source"), event.encode());
-        // And the kernel classifies with it: 50 < 87 <= 120, still small.
-        assertServedAs(SMALL, Tier.SMALL, curl.post(SMALL.path(), SMALL.body()));
+        // And the next request is classified with it: score 87 is now at or below nano_max.
+        assertServedAs(SMALL, Tier.NANO, curl.post(SMALL.path(), SMALL.body()));
     }
 
     @Test
