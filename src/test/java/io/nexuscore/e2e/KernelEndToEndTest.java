@@ -80,7 +80,9 @@ class KernelEndToEndTest extends RequestSuite {
                     veth.close();
                 }
             } finally {
-                KernelDataPath.removePins(pinDir);
+                if (pinDir != null) {
+                    KernelDataPath.removePins(pinDir);
+                }
                 deleteRecursively(stateDir);
             }
         }
