@@ -815,14 +815,30 @@ static int recalibrate(void *map, __u32 *key, struct adaptive_timer_value *val)
 	step = s->step;
 	floor = s->floor;
 	if (!s->enabled || !nano_target || !step || samples[TIER_NANO] == 0
-	    || samples[TIER_NANO] < s->min_samples || p95[TIER_NANO] <= nano_target)
-		goto rearm;
+	    || samples[TIER_NANO] < s->min_samples)
+		goto rearm; /* no decision, and no evidence either way for the raise-back */
 	cur = bpf_map_lookup_elem(&score_thresholds, &zero);
-	if (!cur || cur->nano_max <= floor)
+	if (!cur)
 		goto rearm;
 	next = *cur; /* cur points into the map value: keep the old value before the update */
 	old_nano_max = next.nano_max;
-	next.nano_max = old_nano_max - floor > step ? old_nano_max - step : floor;
+	if (p95[TIER_NANO] > nano_target) {
+		st->good_periods = 0;
+		if (old_nano_max <= floor)
+			goto rearm;
+		next.nano_max = old_nano_max - floor > step ? old_nano_max - step : floor;
+	} else if (s->ceiling && (__u64)p95[TIER_NANO] * 100 < (__u64)nano_target * s->raise_below_pct) {
+		__u32 cap = s->ceiling < next.small_max ? s->ceiling : next.small_max - 1;
+
+		st->good_periods++;
+		if (st->good_periods < s->raise_after || old_nano_max >= cap)
+			goto rearm;
+		st->good_periods = 0;
+		next.nano_max = cap - old_nano_max > step ? old_nano_max + step : cap;
+	} else {
+		st->good_periods = 0; /* between the bounds: hysteresis, hold */
+		goto rearm;
+	}
 	/* BPF_EXIST: the entry must be there (an ARRAY's always is); never create one. */
 	rc = bpf_map_update_elem(&score_thresholds, &zero, &next, BPF_EXIST);
 	st->last_update_rc = rc;

@@ -149,9 +149,16 @@ struct adaptive_settings {
 	__u32 floor;                     /* nano_max never goes below this */
 	__u32 min_samples;               /* fewer nano samples in a period: no decision */
 	__u32 max_events;                /* events drained per period, at most ADAPT_MAX_EVENTS */
-	__u32 pad;                       /* zero */
+	/*
+	 * Raise-back with hysteresis: after raise_after consecutive periods whose nano P95 is under
+	 * raise_below_pct % of the target, nano_max goes up by step, never above ceiling (the
+	 * operator's value) nor to small_max. ceiling 0: the loop only lowers.
+	 */
+	__u32 ceiling;
+	__u32 raise_below_pct;
+	__u32 raise_after;
 };
-_Static_assert(sizeof(struct adaptive_settings) == 40, "adaptive_settings is 40 bytes");
+_Static_assert(sizeof(struct adaptive_settings) == 48, "adaptive_settings is 48 bytes");
 
 /* recalibration_events sample (BPF_MAP_TYPE_RINGBUF, kernel -> user). Host byte order. */
 struct recalibration_event {
@@ -172,7 +179,9 @@ struct adaptive_stats {
 	__u32 last_p95_us[TIER_COUNT]; /* P95 per tier in the last period with samples (0 = none) */
 	__u32 last_samples[TIER_COUNT];
 	struct recalibration_event last; /* the last recalibration */
+	__u32 good_periods;           /* consecutive periods under the raise-back bound */
+	__u32 pad;                    /* zero */
 };
-_Static_assert(sizeof(struct adaptive_stats) == 80, "adaptive_stats is 80 bytes");
+_Static_assert(sizeof(struct adaptive_stats) == 88, "adaptive_stats is 88 bytes");
 
 #endif /* NEXUS_SHARED_H */

@@ -12,16 +12,20 @@ package io.nexuscore.adapt;
  * @param floor           nano_max never goes below this
  * @param minSamples      periods with fewer nano samples make no decision
  * @param maxEvents       latency events drained per period
+ * @param ceiling         raise-back: nano_max goes back up to this (the operator's value); 0 = only lower
+ * @param raiseBelowPct   raise-back: a period counts as good when nano's P95 is under this % of the target
+ * @param raiseAfter      raise-back: consecutive good periods before nano_max goes up by {@code step}
  */
 public record AdaptiveSettings(boolean enabled, int periodMs, int nanoTargetP95Us, int step, int floor,
-                               int minSamples, int maxEvents) {
+                               int minSamples, int maxEvents, int ceiling, int raiseBelowPct, int raiseAfter) {
 
     /** ADAPT_MAX_EVENTS in nexus_shared.h. */
     public static final int MAX_EVENTS = 100_000;
     public static final int MIN_PERIOD_MS = 50;
     public static final int MAX_PERIOD_MS = 3_600_000;
 
-    public static final AdaptiveSettings DEFAULT = new AdaptiveSettings(true, 10_000, 50_000, 5, 20, 20, 10_000);
+    /** Defaults; the loader sets the ceiling to the configured nano_max ({@link #withCeiling}). */
+    public static final AdaptiveSettings DEFAULT = new AdaptiveSettings(true, 10_000, 50_000, 5, 20, 20, 10_000, 0, 50, 3);
 
     public AdaptiveSettings {
         check("period_ms", periodMs, MIN_PERIOD_MS, MAX_PERIOD_MS);
@@ -30,6 +34,9 @@ public record AdaptiveSettings(boolean enabled, int periodMs, int nanoTargetP95U
         check("floor", floor, 0, 255);
         check("min_samples", minSamples, 1, MAX_EVENTS);
         check("max_events", maxEvents, 1, MAX_EVENTS);
+        check("ceiling", ceiling, 0, 255);
+        check("raise_below_pct", raiseBelowPct, 1, 100);
+        check("raise_after", raiseAfter, 1, 1000);
     }
 
     /** A bad value, naming the field (the control plane turns it into a 422). */
@@ -53,6 +60,17 @@ public record AdaptiveSettings(boolean enabled, int periodMs, int nanoTargetP95U
     }
 
     public AdaptiveSettings withPeriodMs(int periodMs) {
-        return new AdaptiveSettings(enabled, periodMs, nanoTargetP95Us, step, floor, minSamples, maxEvents);
+        return new AdaptiveSettings(enabled, periodMs, nanoTargetP95Us, step, floor, minSamples, maxEvents,
+                ceiling, raiseBelowPct, raiseAfter);
+    }
+
+    public AdaptiveSettings withEnabled(boolean enabled) {
+        return new AdaptiveSettings(enabled, periodMs, nanoTargetP95Us, step, floor, minSamples, maxEvents,
+                ceiling, raiseBelowPct, raiseAfter);
+    }
+
+    public AdaptiveSettings withCeiling(int ceiling) {
+        return new AdaptiveSettings(enabled, periodMs, nanoTargetP95Us, step, floor, minSamples, maxEvents,
+                ceiling, raiseBelowPct, raiseAfter);
     }
 }

@@ -12,9 +12,11 @@ import java.util.Optional;
  * @param lastP95Us       per tier (nano, small, large): P95 of the last period that had samples, 0 = none yet
  * @param lastSamples     per tier: samples in that period
  * @param last            the last recalibration, if any
+ * @param goodPeriods     consecutive periods under the raise-back bound so far
  */
 public record AdaptiveStatus(AdaptiveSettings settings, long ticks, long drained, long recalibrations,
-                             List<Integer> lastP95Us, List<Integer> lastSamples, Optional<Recalibration> last) {
+                             List<Integer> lastP95Us, List<Integer> lastSamples, Optional<Recalibration> last,
+                             int goodPeriods) {
     public AdaptiveStatus {
         lastP95Us = List.copyOf(lastP95Us);
         lastSamples = List.copyOf(lastSamples);

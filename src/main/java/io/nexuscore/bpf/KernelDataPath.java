@@ -218,7 +218,7 @@ public final class KernelDataPath implements AutoCloseable {
             }
             path.installChain(path.programs);
             // A pinned loop keeps its settings (and its timer: arming swaps in this load's callback).
-            path.adaptive.initialise(AdaptiveSettings.DEFAULT);
+            path.adaptive.initialise(AdaptiveSettings.DEFAULT.withCeiling(scoring.thresholds().nanoMax()));
             path.adaptive.arm(object.program(ADAPT_ARM_PROGRAM));
             return path;
         } catch (RuntimeException e) {

@@ -16,14 +16,16 @@ import java.util.Set;
 public final class AdaptiveJson {
 
     static final Set<String> FIELDS =
-            Set.of("enabled", "period_ms", "nano_target_p95_ms", "step", "floor", "min_samples", "max_events");
+            Set.of("enabled", "period_ms", "nano_target_p95_ms", "step", "floor", "min_samples", "max_events",
+                    "ceiling", "raise_below_pct", "raise_after");
 
     private AdaptiveJson() {
     }
 
     /** A JSON merge patch of the settings; absent fields keep their value. */
     record Patch(Optional<Boolean> enabled, OptionalLong periodMs, OptionalLong nanoTargetP95Ms, OptionalLong step,
-                 OptionalLong floor, OptionalLong minSamples, OptionalLong maxEvents) {
+                 OptionalLong floor, OptionalLong minSamples, OptionalLong maxEvents, OptionalLong ceiling,
+                 OptionalLong raiseBelowPct, OptionalLong raiseAfter) {
 
         AdaptiveSettings mergeInto(AdaptiveSettings current) {
             try {
@@ -34,7 +36,10 @@ public final class AdaptiveJson {
                         (int) step.orElse(current.step()),
                         (int) floor.orElse(current.floor()),
                         (int) minSamples.orElse(current.minSamples()),
-                        (int) maxEvents.orElse(current.maxEvents()));
+                        (int) maxEvents.orElse(current.maxEvents()),
+                        (int) ceiling.orElse(current.ceiling()),
+                        (int) raiseBelowPct.orElse(current.raiseBelowPct()),
+                        (int) raiseAfter.orElse(current.raiseAfter()));
             } catch (AdaptiveSettings.InvalidSetting e) {
                 String field = e.field().equals("nano_target_p95_us") ? "nano_target_p95_ms" : e.field();
                 throw new Problem(Kind.INVALID_VALUE, e.getMessage(), field);
@@ -52,7 +57,10 @@ public final class AdaptiveJson {
                 JsonBodies.integer(body, "step", 1, 255),
                 JsonBodies.integer(body, "floor", 0, 255),
                 JsonBodies.integer(body, "min_samples", 1, AdaptiveSettings.MAX_EVENTS),
-                JsonBodies.integer(body, "max_events", 1, AdaptiveSettings.MAX_EVENTS));
+                JsonBodies.integer(body, "max_events", 1, AdaptiveSettings.MAX_EVENTS),
+                JsonBodies.integer(body, "ceiling", 0, 255),
+                JsonBodies.integer(body, "raise_below_pct", 1, 100),
+                JsonBodies.integer(body, "raise_after", 1, 1000));
     }
 
     static JsonObject settingsJson(AdaptiveSettings s) {
@@ -63,7 +71,10 @@ public final class AdaptiveJson {
                 .put("step", s.step())
                 .put("floor", s.floor())
                 .put("min_samples", s.minSamples())
-                .put("max_events", s.maxEvents());
+                .put("max_events", s.maxEvents())
+                .put("ceiling", s.ceiling())
+                .put("raise_below_pct", s.raiseBelowPct())
+                .put("raise_after", s.raiseAfter());
     }
 
     static JsonObject toJson(AdaptiveStatus status) {
@@ -77,6 +88,7 @@ public final class AdaptiveJson {
                 .put("ticks", status.ticks())
                 .put("drained", status.drained())
                 .put("recalibrations", status.recalibrations())
+                .put("good_periods", status.goodPeriods())
                 .put("last_p95_ms", p95)
                 .put("last_samples", samples)
                 .put("last_recalibration", status.last().map(AdaptiveJson::recalibration).orElse(null)));

@@ -43,7 +43,7 @@ class AdaptiveLoopTest {
         KernelTestSupport.requireKernel();
         kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(8080));
         consumer = kernel.recalibrationEvents(received::add);
-        kernel.adaptive().configure(AdaptiveSettings.DEFAULT.withPeriodMs(PERIOD_MS));
+        kernel.adaptive().configure(kernel.adaptive().settings().withPeriodMs(PERIOD_MS));
     }
 
     @AfterEach
@@ -97,6 +97,43 @@ class AdaptiveLoopTest {
     }
 
     @Test
+    void goodPeriodsRaiseNanoMaxBackToTheCeilingWithHysteresis() {
+        assertEquals(60, kernel.adaptive().settings().ceiling(), "the ceiling is the configured nano_max");
+        write(Tier.NANO, SLOW_NANOS, 100);
+        awaitCondition("nano_max 55", () -> kernel.thresholds().read().nanoMax() == 55);
+
+        goodPeriod(1);
+        goodPeriod(2);
+        assertEquals(55, kernel.thresholds().read().nanoMax(), "two good periods are not enough (raise_after 3)");
+        // A period between half the target and the target breaks the run of good periods.
+        long drained = kernel.adaptive().status().drained();
+        write(Tier.NANO, 40_000_000L, 100);
+        awaitCondition("40 ms batch drained", () -> kernel.adaptive().status().drained() >= drained + 100);
+        awaitTicks(1);
+        assertEquals(0, kernel.adaptive().status().goodPeriods());
+        assertEquals(55, kernel.thresholds().read().nanoMax());
+
+        goodPeriod(1);
+        goodPeriod(2);
+        write(Tier.NANO, FAST_NANOS, 100);
+        awaitCondition("nano_max back at 60", () -> kernel.thresholds().read().nanoMax() == 60);
+        Recalibration raise = kernel.adaptive().status().last().orElseThrow();
+        assertEquals(55, raise.oldNanoMax());
+        assertEquals(60, raise.newNanoMax());
+
+        for (int n = 1; n <= 4; n++) {
+            goodPeriod(n);
+        }
+        assertEquals(60, kernel.thresholds().read().nanoMax(), "never above the ceiling");
+    }
+
+    /** One period of fast nano traffic; waits until the kernel has counted it as good period number {@code n}. */
+    private void goodPeriod(int n) {
+        write(Tier.NANO, FAST_NANOS, 100);
+        awaitCondition("good period " + n, () -> kernel.adaptive().status().goodPeriods() == n);
+    }
+
+    @Test
     void fastNanoTrafficLeavesNanoMaxAlone() {
         write(Tier.NANO, FAST_NANOS, 1000);
         awaitCondition("events drained", () -> kernel.adaptive().status().drained() == 1000);
@@ -131,8 +168,7 @@ class AdaptiveLoopTest {
     @Test
     void disabledLoopDrainsButNeverChanges() {
         AdaptiveSettings s = kernel.adaptive().settings();
-        kernel.adaptive().configure(new AdaptiveSettings(false, s.periodMs(), s.nanoTargetP95Us(), s.step(), s.floor(),
-                s.minSamples(), s.maxEvents()));
+        kernel.adaptive().configure(s.withEnabled(false));
         write(Tier.NANO, SLOW_NANOS, 1000);
         awaitCondition("events drained", () -> kernel.adaptive().status().drained() == 1000);
         awaitTicks(1);
@@ -151,6 +187,29 @@ class AdaptiveLoopTest {
         // One timer: an empty ring after the reload changes nothing more.
         assertEquals(50, kernel.thresholds().read().nanoMax());
         assertEquals(2, kernel.adaptive().status().recalibrations());
+    }
+
+    @Test
+    void theTimerKeepsRunningAfterTheLoaderClosesAndARestartKeepsTheSettings() {
+        consumer.close();
+        consumer = null;
+        kernel.close(); // the router stops; the pins (and the timer in adaptive_timer) stay
+        java.nio.file.Path pinDir = kernel.pinDir();
+        try (LatencyRing ring = LatencyRing.openPinned(pinDir);
+             BpfMap thresholds = BpfMap.openPinned(pinDir, "score_thresholds", 4, SharedStructs.SCORE_THRESHOLDS.size())) {
+            for (int i = 0; i < 100; i++) {
+                assertTrue(ring.write(Tier.NANO, SLOW_NANOS, 0));
+            }
+            ScoreThresholdsMap map = new ScoreThresholdsMap(thresholds);
+            awaitCondition("nano_max lowered with no loader running", () -> map.read().nanoMax() == 55);
+        }
+        // The router starts again on the same pins: settings and thresholds survive, the loop goes on.
+        kernel = KernelDataPath.loadWithoutAttaching(pinDir, KernelTestSupport.DEFAULT_SCORING, Set.of(8080),
+                io.nexuscore.config.KernelConfig.XdpMode.GENERIC);
+        assertEquals(PERIOD_MS, kernel.adaptive().settings().periodMs());
+        assertEquals(55, kernel.thresholds().read().nanoMax());
+        write(Tier.NANO, SLOW_NANOS, 100);
+        awaitCondition("nano_max 50 after the restart", () -> kernel.thresholds().read().nanoMax() == 50);
     }
 
     private void write(Tier tier, long latencyNanos, int count) {
