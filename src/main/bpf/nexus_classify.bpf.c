@@ -9,6 +9,8 @@
  *   tc   nexus_tc_classify   same scoring on the skb (no map writes); SYN detection
  *        -> nexus_tc_policy  tenant_policy floor for the source address (tail call, tc_chain[1])
  *        -> nexus_tc_mark    skb->mark (tail call, tc_chain[2]); see NEXUS_MARK in nexus_shared.h
+ *   syscall nexus_adapt_arm  arms the adaptive loop's bpf_timer (recalibrate(), at the end of this
+ *                            file): latency samples in, nano_max adjusted, recalibration events out
  *
  * The scoring algorithm is io.nexuscore.classify.Scorer's (see its javadoc) applied to the head
  * as io.nexuscore.classify.RequestHeadParser reads it; a parity test keeps the three equal.

@@ -2,8 +2,8 @@
 /*
  * The single source of truth for every value that crosses the kernel/user boundary.
  *
- * Java mirrors live in io.nexuscore.bpf (FlowKey, RoutingDecision, ScoreThresholdsValue,
- * TenantKey, TenantFloorValue, LoadSettings); BtfLayoutTest compares them with the BTF of the
+ * Java mirrors live in io.nexuscore.bpf.SharedStructs (flow_key ... load_settings, and the adaptive
+ * loop's latency_event, adaptive_settings, recalibration_event, adaptive_stats); BtfLayoutTest compares them with the BTF of the
  * compiled object, so a change here that is not made there fails the build.
  *
  * Rules: fixed-width types only, explicit pad fields that writers zero, byte order written next

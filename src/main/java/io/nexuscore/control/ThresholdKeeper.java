@@ -138,7 +138,7 @@ final class ThresholdKeeper {
 
     /** Only nano_max moved, and to the value of the kernel loop's last recalibration. */
     private boolean madeByKernel(Thresholds before, Thresholds now) {
-        if (before == null || before.smallMax() != now.smallMax() || now.nanoMax() >= before.nanoMax()) {
+        if (before == null || before.smallMax() != now.smallMax()) {
             return false;
         }
         return lastRecalibration.get().map(r -> r.newNanoMax() == now.nanoMax()).orElse(false);

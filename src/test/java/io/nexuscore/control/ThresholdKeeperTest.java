@@ -97,7 +97,11 @@ class ThresholdKeeperTest {
         keeper.refresh();
         store.write(new Thresholds(50, 130)); // not the loop's value: someone else
         keeper.refresh();
+        last.set(java.util.Optional.of(new io.nexuscore.adapt.Recalibration(2, 55, 60, 5_000, 1000)));
+        store.write(new Thresholds(60, 130)); // the raise-back
+        keeper.refresh();
         assertEquals("kernel", events.get(0).getString("source"));
         assertEquals("external", events.get(1).getString("source"));
+        assertEquals("kernel", events.get(2).getString("source"));
     }
 }
