@@ -9,6 +9,8 @@
  *   tc   nexus_tc_classify   same scoring on the skb (no map writes); SYN detection
  *        -> nexus_tc_policy  tenant_policy floor for the source address (tail call, tc_chain[1])
  *        -> nexus_tc_mark    skb->mark (tail call, tc_chain[2]); see NEXUS_MARK in nexus_shared.h
+ *   syscall nexus_adapt_arm  arms the adaptive loop's bpf_timer (recalibrate(), at the end of this
+ *                            file): latency samples in, nano_max adjusted, recalibration events out
  *
  * The scoring algorithm is io.nexuscore.classify.Scorer's (see its javadoc) applied to the head
  * as io.nexuscore.classify.RequestHeadParser reads it; a parity test keeps the three equal.
@@ -579,4 +581,304 @@ int nexus_tc_mark(struct __sk_buff *skb)
 	    (kind == NEXUS_MARK_KIND_FLOOR || kind == NEXUS_MARK_KIND_REQUEST))
 		skb->mark = NEXUS_MARK(kind, tier);
 	return TC_ACT_OK;
+}
+
+/* ======================================================================================
+ * Adaptive recalibration: a bpf_timer drains latency_ringbuf every period, computes P95 per
+ * tier and lowers score_thresholds.nano_max when nano's P95 is over its target.
+ *
+ *   nexus_adapt_arm (SEC("syscall"), run once by the loader with BPF_PROG_TEST_RUN, and again
+ *   after every reload or period change): init (EBUSY when already there) + set_callback +
+ *   start the one timer in adaptive_timer[0]. The timer lives in a pinned map value, so it keeps
+ *   firing after the loader exits; re-arming swaps the callback's program in place, so there is
+ *   only ever one timer, running the newest program.
+ * ====================================================================================== */
+
+#define CLOCK_MONOTONIC 1
+#define EBUSY 16
+#define NS_PER_MS 1000000ull
+
+/* Latency samples from the data plane (user -> kernel); drained by the timer callback. */
+struct {
+	__uint(type, BPF_MAP_TYPE_USER_RINGBUF);
+	__uint(max_entries, 16 * 1024 * 1024);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} latency_ringbuf SEC(".maps");
+
+/* One event per nano_max change (kernel -> user): read by RecalibrationEvents. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} recalibration_events SEC(".maps");
+
+/* Run-time settings of the loop (key 0), written by the control plane, read every period. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct adaptive_settings);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} adaptive_settings SEC(".maps");
+
+/* Counters and last observations of the loop (key 0), for GET /adaptive. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct adaptive_stats);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} adaptive_stats SEC(".maps");
+
+struct adaptive_timer_value {
+	struct bpf_timer timer;
+	__u64 armed;  /* times nexus_adapt_arm ran (one per load, reload or period change) */
+};
+
+/* The one timer (key 0). Pinned: the kernel cancels it when the map's last user reference goes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct adaptive_timer_value);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} adaptive_timer SEC(".maps");
+
+struct latency_histograms {
+	__u32 buckets[TIER_COUNT][LAT_BUCKETS];
+	__u32 samples[TIER_COUNT];
+};
+
+/* This period's histograms (scratch; only the timer callback touches it, and it never overlaps itself). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct latency_histograms);
+} latency_histograms SEC(".maps");
+
+/* Highest set bit of a non-zero value. */
+static __always_inline __u32 msb32(__u32 v)
+{
+	__u32 r = 0;
+
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) { r += 1; }
+	return r;
+}
+
+/* Bucket of a latency: exact below 2^LAT_SUB_BITS, then 2^LAT_SUB_BITS sub-buckets per octave. */
+static __always_inline __u32 latency_bucket(__u32 us)
+{
+	const __u32 sub = 1u << LAT_SUB_BITS;
+	__u32 m;
+
+	if (us < sub)
+		return us;
+	m = msb32(us);
+	return ((m - LAT_SUB_BITS + 1) << LAT_SUB_BITS) + ((us >> (m - LAT_SUB_BITS)) & (sub - 1));
+}
+
+/* Smallest latency that falls in a bucket (the inverse of latency_bucket). */
+static __always_inline __u32 bucket_floor_us(__u32 b)
+{
+	const __u32 sub = 1u << LAT_SUB_BITS;
+	__u32 octave = b >> LAT_SUB_BITS;
+
+	if (octave == 0)
+		return b;
+	return (sub + (b & (sub - 1))) << (octave - 1);
+}
+
+/* Counts one sample (noinline: keeps struct latency_event in the object's BTF for BtfLayoutTest). */
+static __noinline int count_sample(const struct latency_event *ev, struct latency_histograms *h)
+{
+	__u32 tier, b;
+
+	if (!ev || !h)
+		return 0;
+	tier = ev->tier;
+	if (tier >= TIER_COUNT)
+		return 0;
+	b = latency_bucket(ev->latency_us);
+	if (b >= LAT_BUCKETS)
+		b = LAT_BUCKETS - 1;
+	h->buckets[tier][b]++;
+	h->samples[tier]++;
+	return 0;
+}
+
+/* bpf_user_ringbuf_drain's context: on the stack (DESIGN: not in a map value). */
+struct drain_ctx {
+	__u32 limit;
+	__u32 drained;
+};
+
+static long drain_one(struct bpf_dynptr *dynptr, void *arg)
+{
+	struct drain_ctx *dc = arg;
+	struct latency_event ev;
+	__u32 key = 0;
+	struct latency_histograms *h;
+
+	if (bpf_dynptr_read(&ev, sizeof(ev), dynptr, 0, 0))
+		return 0; /* short sample: skip it */
+	h = bpf_map_lookup_elem(&latency_histograms, &key);
+	count_sample(&ev, h);
+	dc->drained++;
+	return dc->drained >= dc->limit ? 1 : 0;
+}
+
+struct p95_ctx {
+	struct latency_histograms *h;
+	__u32 tier;
+	__u32 rank;   /* the sample count at which P95 is reached */
+	__u32 seen;
+	__u32 result; /* bucket */
+};
+
+static long find_p95(__u64 i, void *arg)
+{
+	struct p95_ctx *pc = arg;
+	__u32 b = i & (LAT_BUCKETS - 1);
+	__u32 t = pc->tier;
+
+	if (t >= TIER_COUNT || !pc->h)
+		return 1;
+	pc->seen += pc->h->buckets[t][b];
+	pc->h->buckets[t][b] = 0; /* reset for the next period as we go */
+	if (pc->seen >= pc->rank && pc->result == LAT_BUCKETS) {
+		pc->result = b;
+	}
+	return 0;
+}
+
+/* P95 of one tier's period in microseconds (bucket floor), 0 without samples; resets the tier. */
+static __always_inline __u32 p95_and_reset(struct latency_histograms *h, __u32 tier)
+{
+	struct p95_ctx pc = { .h = h, .tier = tier, .result = LAT_BUCKETS };
+	__u32 n;
+
+	if (tier >= TIER_COUNT)
+		return 0;
+	n = h->samples[tier];
+	h->samples[tier] = 0;
+	if (n == 0) {
+		bpf_loop(LAT_BUCKETS, find_p95, &pc, 0); /* clears stray counts */
+		return 0;
+	}
+	pc.rank = n - n / 20; /* ceil(0.95 n) */
+	bpf_loop(LAT_BUCKETS, find_p95, &pc, 0);
+	return pc.result < LAT_BUCKETS ? bucket_floor_us(pc.result) : 0;
+}
+
+static __always_inline __u64 period_ns(const struct adaptive_settings *s)
+{
+	__u32 ms = s && s->period_ms ? s->period_ms : 10000;
+
+	return (__u64)ms * NS_PER_MS;
+}
+
+static int recalibrate(void *map, __u32 *key, struct adaptive_timer_value *val)
+{
+	__u32 zero = 0;
+	struct adaptive_settings *s = bpf_map_lookup_elem(&adaptive_settings, &zero);
+	struct adaptive_stats *st = bpf_map_lookup_elem(&adaptive_stats, &zero);
+	struct latency_histograms *h = bpf_map_lookup_elem(&latency_histograms, &zero);
+	struct drain_ctx dc = { .limit = 10000 };
+	__u32 p95[TIER_COUNT] = {};
+	__u32 samples[TIER_COUNT] = {};
+	struct score_thresholds *cur, next;
+	struct recalibration_event *ev;
+	__u32 nano_target, step, floor, old_nano_max;
+	long rc;
+	int t;
+
+	if (!s || !st || !h)
+		goto rearm;
+	if (s->max_events)
+		dc.limit = s->max_events < ADAPT_MAX_EVENTS ? s->max_events : ADAPT_MAX_EVENTS;
+	bpf_user_ringbuf_drain(&latency_ringbuf, drain_one, &dc, 0);
+	__sync_fetch_and_add(&st->ticks, 1);
+	__sync_fetch_and_add(&st->drained, dc.drained);
+	for (t = 0; t < TIER_COUNT; t++) {
+		samples[t] = h->samples[t];
+		p95[t] = p95_and_reset(h, t);
+		if (samples[t]) {
+			st->last_p95_us[t] = p95[t];
+			st->last_samples[t] = samples[t];
+		}
+	}
+
+	nano_target = s->target_p95_us[TIER_NANO];
+	step = s->step;
+	floor = s->floor;
+	if (!s->enabled || !nano_target || !step || samples[TIER_NANO] == 0
+	    || samples[TIER_NANO] < s->min_samples)
+		goto rearm; /* no decision, and no evidence either way for the raise-back */
+	cur = bpf_map_lookup_elem(&score_thresholds, &zero);
+	if (!cur)
+		goto rearm;
+	next = *cur; /* cur points into the map value: keep the old value before the update */
+	old_nano_max = next.nano_max;
+	if (p95[TIER_NANO] > nano_target) {
+		st->good_periods = 0;
+		if (old_nano_max <= floor)
+			goto rearm;
+		next.nano_max = old_nano_max - floor > step ? old_nano_max - step : floor;
+	} else if (s->ceiling && (__u64)p95[TIER_NANO] * 100 < (__u64)nano_target * s->raise_below_pct) {
+		__u32 cap = s->ceiling < next.small_max ? s->ceiling : next.small_max - 1;
+
+		st->good_periods++;
+		if (st->good_periods < s->raise_after || old_nano_max >= cap)
+			goto rearm;
+		st->good_periods = 0;
+		next.nano_max = cap - old_nano_max > step ? old_nano_max + step : cap;
+	} else {
+		st->good_periods = 0; /* between the bounds: hysteresis, hold */
+		goto rearm;
+	}
+	/* BPF_EXIST: the entry must be there (an ARRAY's always is); never create one. */
+	rc = bpf_map_update_elem(&score_thresholds, &zero, &next, BPF_EXIST);
+	st->last_update_rc = rc;
+	if (rc)
+		goto rearm;
+	__sync_fetch_and_add(&st->recalibrations, 1);
+	st->last.timestamp_ns = bpf_ktime_get_ns();
+	st->last.old_nano_max = old_nano_max;
+	st->last.new_nano_max = next.nano_max;
+	st->last.p95_us = p95[TIER_NANO];
+	st->last.samples = samples[TIER_NANO];
+	ev = bpf_ringbuf_reserve(&recalibration_events, sizeof(*ev), 0);
+	if (ev) {
+		*ev = st->last;
+		bpf_ringbuf_submit(ev, 0);
+	}
+rearm:
+	bpf_timer_start(&val->timer, period_ns(s), 0);
+	return 0;
+}
+
+SEC("syscall")
+int nexus_adapt_arm(void *ctx)
+{
+	__u32 zero = 0;
+	struct adaptive_timer_value *val = bpf_map_lookup_elem(&adaptive_timer, &zero);
+	struct adaptive_settings *s = bpf_map_lookup_elem(&adaptive_settings, &zero);
+	long err;
+
+	if (!val)
+		return -1;
+	err = bpf_timer_init(&val->timer, &adaptive_timer, CLOCK_MONOTONIC);
+	if (err && err != -EBUSY)
+		return err;
+	/* Takes this program as the callback's (dropping the previous program's): one timer, newest code. */
+	err = bpf_timer_set_callback(&val->timer, recalibrate);
+	if (err)
+		return err;
+	val->armed++;
+	return bpf_timer_start(&val->timer, period_ns(s), 0);
 }

@@ -2,8 +2,8 @@
 /*
  * The single source of truth for every value that crosses the kernel/user boundary.
  *
- * Java mirrors live in io.nexuscore.bpf (FlowKey, RoutingDecision, ScoreThresholdsValue,
- * TenantKey, TenantFloorValue, LoadSettings); BtfLayoutTest compares them with the BTF of the
+ * Java mirrors live in io.nexuscore.bpf.SharedStructs (flow_key ... load_settings, and the adaptive
+ * loop's latency_event, adaptive_settings, recalibration_event, adaptive_stats); BtfLayoutTest compares them with the BTF of the
  * compiled object, so a change here that is not made there fails the build.
  *
  * Rules: fixed-width types only, explicit pad fields that writers zero, byte order written next
@@ -113,5 +113,75 @@ struct load_settings {
 	__u16 ports[MAX_PORTS]; /* data-plane TCP ports, host order; 0 = unused slot */
 };
 _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
+
+/* ---- Adaptive recalibration (the latency feedback loop) ---- */
+
+/* Log-linear latency histogram: 8 sub-buckets per power of two of microseconds (<= 12.5% error). */
+#define LAT_SUB_BITS 3
+#define LAT_BUCKETS 256
+/* Upper bound of events drained per timer period (settings.max_events is clamped to it). */
+#define ADAPT_MAX_EVENTS 100000
+
+/*
+ * latency_ringbuf sample (BPF_MAP_TYPE_USER_RINGBUF, user -> kernel): one per completed request,
+ * written by io.nexuscore.bpf.LatencyRing. Host byte order.
+ */
+struct latency_event {
+	__u64 timestamp_ns; /* CLOCK_MONOTONIC when the request completed */
+	__u32 tenant_id;    /* stable 32-bit hash of the tenant name; 0 = unknown */
+	__u8 tier;          /* TIER_* the request was served at */
+	__u8 pad[3];        /* zero */
+	__u32 latency_us;   /* end-to-end latency, microseconds (saturates at 2^32 - 1) */
+	__u32 pad2;         /* zero */
+};
+_Static_assert(sizeof(struct latency_event) == 24, "latency_event is 24 bytes");
+
+/*
+ * adaptive_settings value (ARRAY, one entry, key 0): read by the timer callback on every period,
+ * so a change applies at the next period (a new period_ms also when the loader re-arms).
+ * Host byte order. All zero = never written: the loader writes the defaults.
+ */
+struct adaptive_settings {
+	__u32 enabled;                   /* 0: drain and discard, never change thresholds */
+	__u32 period_ms;                 /* timer period */
+	__u32 target_p95_us[TIER_COUNT]; /* P95 target per tier; only nano's acts (0 = none) */
+	__u32 step;                      /* nano_max decrement per period over target */
+	__u32 floor;                     /* nano_max never goes below this */
+	__u32 min_samples;               /* fewer nano samples in a period: no decision */
+	__u32 max_events;                /* events drained per period, at most ADAPT_MAX_EVENTS */
+	/*
+	 * Raise-back with hysteresis: after raise_after consecutive periods whose nano P95 is under
+	 * raise_below_pct % of the target, nano_max goes up by step, never above ceiling (the
+	 * operator's value) nor to small_max. ceiling 0: the loop only lowers.
+	 */
+	__u32 ceiling;
+	__u32 raise_below_pct;
+	__u32 raise_after;
+};
+_Static_assert(sizeof(struct adaptive_settings) == 48, "adaptive_settings is 48 bytes");
+
+/* recalibration_events sample (BPF_MAP_TYPE_RINGBUF, kernel -> user). Host byte order. */
+struct recalibration_event {
+	__u64 timestamp_ns;  /* bpf_ktime_get_ns() */
+	__u32 old_nano_max;
+	__u32 new_nano_max;
+	__u32 p95_us;        /* nano P95 observed (lower edge of its histogram bucket) */
+	__u32 samples;       /* nano samples in the period */
+};
+_Static_assert(sizeof(struct recalibration_event) == 24, "recalibration_event is 24 bytes");
+
+/* adaptive_stats value (ARRAY, one entry, key 0): what the loop saw, for GET /adaptive. */
+struct adaptive_stats {
+	__u64 ticks;                  /* timer periods run */
+	__u64 drained;                /* latency events drained, all periods */
+	__u64 recalibrations;         /* nano_max changes made */
+	__s64 last_update_rc;         /* return of the last bpf_map_update_elem(BPF_EXIST) */
+	__u32 last_p95_us[TIER_COUNT]; /* P95 per tier in the last period with samples (0 = none) */
+	__u32 last_samples[TIER_COUNT];
+	struct recalibration_event last; /* the last recalibration */
+	__u32 good_periods;           /* consecutive periods under the raise-back bound */
+	__u32 pad;                    /* zero */
+};
+_Static_assert(sizeof(struct adaptive_stats) == 88, "adaptive_stats is 88 bytes");
 
 #endif /* NEXUS_SHARED_H */

@@ -1,6 +1,16 @@
 package io.nexuscore;
 
+import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.adapt.AdaptiveStatus;
+import io.nexuscore.adapt.Recalibration;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.bpf.LatencyRing;
+import io.nexuscore.control.AdaptiveJson;
+import io.nexuscore.dataplane.LatencyRecorder;
+import io.nexuscore.events.EventSink;
 import io.nexuscore.bpf.TenantPolicyMap;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Tier;
@@ -69,6 +79,49 @@ final class KernelClassifierControl implements KernelControl {
         return kernel.programStats().stream()
                 .map(s -> new ProgramStats(s.program(), s.runTimeNs(), s.runCount()))
                 .toList();
+    }
+
+    /**
+     * Reports the kernel loop: a consumer thread publishes each recalibration as a {@code recalibration}
+     * event and counts it; the latency ring's written and dropped samples become counters.
+     *
+     * @return stops the consumer
+     */
+    AutoCloseable reportAdaptive(EventSink events, MeterRegistry registry) {
+        LatencyRing ring = kernel.latencyRing();
+        FunctionCounter.builder("nexus.latency.events", ring, LatencyRing::written)
+                .description("Latency samples handed to the kernel loop (latency_ringbuf)").register(registry);
+        FunctionCounter.builder("nexus.latency.events.dropped", ring, LatencyRing::dropped)
+                .description("Latency samples dropped because latency_ringbuf was full").register(registry);
+        Counter recalibrations = Counter.builder("nexus.recalibrations")
+                .description("nano_max changes made by the kernel loop, as reported to this router").register(registry);
+        return kernel.recalibrationEvents(r -> {
+            recalibrations.increment();
+            events.publish("recalibration", AdaptiveJson.recalibration(r));
+        });
+    }
+
+    /** The data plane's latency hook: one sample per completed request into latency_ringbuf. */
+    LatencyRecorder latencyRecorder() {
+        LatencyRing ring = kernel.latencyRing();
+        // The hook carries no tenant: samples go in with tenant_id 0 ("unknown").
+        return (tier, latencyNanos) -> ring.write(tier, latencyNanos, 0);
+    }
+
+    @Override
+    public AdaptiveStatus adaptive() {
+        return kernel.adaptive().status();
+    }
+
+    @Override
+    public AdaptiveStatus configureAdaptive(AdaptiveSettings settings) {
+        kernel.adaptive().configure(settings);
+        return kernel.adaptive().status();
+    }
+
+    @Override
+    public Optional<Recalibration> lastRecalibration() {
+        return kernel.adaptive().status().last();
     }
 
     @Override

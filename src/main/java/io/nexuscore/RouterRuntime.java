@@ -114,6 +114,9 @@ public final class RouterRuntime implements AutoCloseable {
             started.add(dataPath.resources());
             EventHub hub = EventHub.from(config.control(), registry);
             EventSink sink = events != null ? events : hub;
+            if (dataPath.control() instanceof KernelClassifierControl kernelControl) {
+                started.add(kernelControl.reportAdaptive(sink, registry));
+            }
             Map<Tier, TierBackend> pools = TierPools.create(config, registry);
             started.addAll(pools.values());
 
@@ -185,8 +188,8 @@ public final class RouterRuntime implements AutoCloseable {
             path.close();
             KernelDataPath.setStatsEnabled(statsWereOn);
         };
-        return new DataPath(new KernelClassifierControl(path), path.verdicts(), TenantFloors.NONE, true,
-                LatencyRecorder.NONE, release);
+        KernelClassifierControl control = new KernelClassifierControl(path);
+        return new DataPath(control, path.verdicts(), TenantFloors.NONE, true, control.latencyRecorder(), release);
     }
 
     /** The control plane, over the same thresholds, events and registry as the data plane. */

@@ -82,6 +82,16 @@ public final class BpfProgram {
                 out, contextOut);
     }
 
+    /**
+     * BPF_PROG_TEST_RUN of a SEC("syscall") program: no packet, no context, once. Returns the
+     * program's return value.
+     */
+    int runSyscall() {
+        Pointer opts = Opts.allocate(Opts.TEST_RUN_SIZE);
+        Native.check(LibBpf.get().bpf_prog_test_run_opts(fd, opts), "bpf_prog_test_run_opts", name);
+        return opts.getInt(Opts.TEST_RUN_RETVAL);
+    }
+
     /** Result of {@link #testRun}. */
     public record TestRun(int returnValue, long meanDurationNs, byte[] packetOut, byte[] contextOut) {
     }

@@ -1,5 +1,6 @@
 package io.nexuscore.bpf;
 
+import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.config.KernelConfig;
@@ -59,9 +60,12 @@ public final class KernelDataPath implements AutoCloseable {
     public static final String TC_CLASSIFY_PROGRAM = "nexus_tc_classify";
     public static final String TC_POLICY_PROGRAM = "nexus_tc_policy";
     public static final String TC_MARK_PROGRAM = "nexus_tc_mark";
+    /** SEC("syscall") program that arms the adaptive loop's bpf_timer (run, never attached). */
+    public static final String ADAPT_ARM_PROGRAM = "nexus_adapt_arm";
     /** Pinned maps (file names under the pin directory). */
     public static final List<String> PINNED_MAPS =
-            List.of("routing_decisions", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain");
+            List.of("routing_decisions", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain",
+                    "latency_ringbuf", "recalibration_events", "adaptive_settings", "adaptive_stats", "adaptive_timer");
 
     /** Slots of tc_chain (TC_SLOT_* in nexus_shared.h). */
     private static final int TC_SLOT_POLICY = 1;
@@ -81,6 +85,10 @@ public final class KernelDataPath implements AutoCloseable {
     private final BpfMap tierCountersMap;
     private final BpfMap tenantPolicyMap;
     private final BpfMap tcChainMap;
+    private final BpfMap adaptiveSettingsMap;
+    private final BpfMap adaptiveStatsMap;
+    private final AdaptiveLoop adaptive;
+    private final LatencyRing latencyRing;
     private final RoutingDecisionsMap verdicts;
     private final ScoreThresholdsMap thresholds;
     private final TierCountersMap tierCounters;
@@ -120,6 +128,10 @@ public final class KernelDataPath implements AutoCloseable {
         this.tenantPolicyMap = BpfMap.openPinned(pinDir, "tenant_policy",
                 SharedStructs.TENANT_KEY.size(), SharedStructs.TENANT_FLOOR.size());
         this.tcChainMap = BpfMap.openPinned(pinDir, "tc_chain", 4, 4);
+        this.adaptiveSettingsMap = BpfMap.openPinned(pinDir, "adaptive_settings", 4, SharedStructs.ADAPTIVE_SETTINGS.size());
+        this.adaptiveStatsMap = BpfMap.openPinned(pinDir, "adaptive_stats", 4, SharedStructs.ADAPTIVE_STATS.size());
+        this.adaptive = new AdaptiveLoop(adaptiveSettingsMap, adaptiveStatsMap);
+        this.latencyRing = LatencyRing.openPinned(pinDir);
         this.verdicts = new RoutingDecisionsMap(routingDecisionsMap);
         this.thresholds = new ScoreThresholdsMap(scoreThresholdsMap);
         this.tierCounters = new TierCountersMap(tierCountersMap);
@@ -205,6 +217,9 @@ public final class KernelDataPath implements AutoCloseable {
                 path.thresholdsFromConfig = true;
             }
             path.installChain(path.programs);
+            // A pinned loop keeps its settings (and its timer: arming swaps in this load's callback).
+            path.adaptive.initialise(AdaptiveSettings.DEFAULT.withCeiling(scoring.thresholds().nanoMax()));
+            path.adaptive.arm(object.program(ADAPT_ARM_PROGRAM));
             return path;
         } catch (RuntimeException e) {
             if (path != null) {
@@ -252,6 +267,21 @@ public final class KernelDataPath implements AutoCloseable {
 
     public Path pinDir() {
         return pinDir;
+    }
+
+    /** The kernel's latency feedback loop: settings, status, (re-)arming. */
+    public AdaptiveLoop adaptive() {
+        return adaptive;
+    }
+
+    /** The producer side of latency_ringbuf: the data plane's per-request latency samples. */
+    public LatencyRing latencyRing() {
+        return latencyRing;
+    }
+
+    /** Starts a consumer of recalibration_events (one per process); close it before this. */
+    public RecalibrationEvents recalibrationEvents(java.util.function.Consumer<io.nexuscore.adapt.Recalibration> listener) {
+        return RecalibrationEvents.start(pinDir, listener);
     }
 
     /** The loaded programs (XDP first, then the TC chain in order). */
@@ -304,6 +334,13 @@ public final class KernelDataPath implements AutoCloseable {
         }
         ReloadResult result = new ReloadResult(next.name(), old.xdp().id(), fresh.xdp().id(),
                 old.tcClassify().id(), fresh.tcClassify().id());
+        try {
+            // The one timer takes the new program's callback; the old program goes with its last reference.
+            adaptive.arm(next.program(ADAPT_ARM_PROGRAM));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reload: the adaptive loop keeps the previous program's callback ("
+                    + e.getMessage() + ")");
+        }
         object.close();
         object = next;
         programs = fresh;
@@ -326,7 +363,10 @@ public final class KernelDataPath implements AutoCloseable {
         }
     }
 
-    /** Detaches every program, restores net.ipv4.tcp_fwmark_accept, closes fds. Pins stay. */
+    /**
+     * Detaches every program, restores net.ipv4.tcp_fwmark_accept, closes fds. Pins stay, and with
+     * them the adaptive timer, which keeps recalibrating until {@link #removePins}.
+     */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -345,8 +385,10 @@ public final class KernelDataPath implements AutoCloseable {
         if (previousFwmarkAccept != null) {
             run(failures, () -> Sysctl.TCP_FWMARK_ACCEPT.write(previousFwmarkAccept));
         }
+        run(failures, latencyRing::close);
         run(failures, object::close);
-        for (BpfMap map : List.of(routingDecisionsMap, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap)) {
+        for (BpfMap map : List.of(routingDecisionsMap, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap,
+                adaptiveSettingsMap, adaptiveStatsMap)) {
             run(failures, map::close);
         }
         if (!failures.isEmpty()) {

@@ -8,6 +8,7 @@ import jnr.ffi.annotations.In;
 import jnr.ffi.annotations.Out;
 import jnr.ffi.byref.IntByReference;
 import jnr.ffi.byref.NumberByReference;
+import jnr.ffi.types.size_t;
 
 /**
  * The libbpf 1.1 calls NexusCore uses (Debian's libbpf.so.1), bound with jnr-ffi. Pointer-returning
@@ -86,6 +87,28 @@ public interface LibBpf {
     int bpf_obj_get_info_by_fd(int fd, Pointer info, IntByReference infoLength);
 
     int bpf_prog_test_run_opts(int progFd, Pointer opts);
+
+    /** {@code ring_buffer_sample_fn}: ctx, sample, size; a non-zero return stops the poll. */
+    interface RingBufferSampleFn {
+        @Delegate
+        int sample(Pointer ctx, Pointer data, @size_t long size);
+    }
+
+    Pointer ring_buffer__new(int mapFd, RingBufferSampleFn sample, Pointer ctx, Pointer opts);
+
+    /** Number of samples consumed, or a negative errno (-EINTR on a signal). */
+    int ring_buffer__poll(Pointer rb, int timeoutMs);
+
+    void ring_buffer__free(Pointer rb);
+
+    Pointer user_ring_buffer__new(int mapFd, Pointer opts);
+
+    /** NULL with errno ENOSPC when the ring is full; not thread-safe (callers serialize). */
+    Pointer user_ring_buffer__reserve(Pointer rb, int size);
+
+    void user_ring_buffer__submit(Pointer rb, Pointer sample);
+
+    void user_ring_buffer__free(Pointer rb);
 
     /** The process-wide binding, loaded on first use. */
     static LibBpf get() {

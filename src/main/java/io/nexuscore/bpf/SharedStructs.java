@@ -1,5 +1,8 @@
 package io.nexuscore.bpf;
 
+import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.adapt.AdaptiveStatus;
+import io.nexuscore.adapt.Recalibration;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.KernelVerdict;
 import io.nexuscore.classify.ScoreWeights;
@@ -32,8 +35,19 @@ public final class SharedStructs {
     public static final StructLayout LOAD_SETTINGS = StructLayout.of("load_settings", 32,
             "weight_sum", 0, "weight_ref", 4, "weight_gen", 8, "weight_ana", 12, "ports", 16);
 
-    public static final List<StructLayout> ALL =
-            List.of(FLOW_KEY, ROUTING_DECISION, SCORE_THRESHOLDS, TENANT_KEY, TENANT_FLOOR, LOAD_SETTINGS);
+    public static final StructLayout LATENCY_EVENT = StructLayout.of("latency_event", 24,
+            "timestamp_ns", 0, "tenant_id", 8, "tier", 12, "pad", 13, "latency_us", 16, "pad2", 20);
+    public static final StructLayout ADAPTIVE_SETTINGS = StructLayout.of("adaptive_settings", 48,
+            "enabled", 0, "period_ms", 4, "target_p95_us", 8, "step", 20, "floor", 24, "min_samples", 28,
+            "max_events", 32, "ceiling", 36, "raise_below_pct", 40, "raise_after", 44);
+    public static final StructLayout RECALIBRATION_EVENT = StructLayout.of("recalibration_event", 24,
+            "timestamp_ns", 0, "old_nano_max", 8, "new_nano_max", 12, "p95_us", 16, "samples", 20);
+    public static final StructLayout ADAPTIVE_STATS = StructLayout.of("adaptive_stats", 88,
+            "ticks", 0, "drained", 8, "recalibrations", 16, "last_update_rc", 24, "last_p95_us", 32,
+            "last_samples", 44, "last", 56, "good_periods", 80, "pad", 84);
+
+    public static final List<StructLayout> ALL = List.of(FLOW_KEY, ROUTING_DECISION, SCORE_THRESHOLDS, TENANT_KEY,
+            TENANT_FLOOR, LOAD_SETTINGS, LATENCY_EVENT, ADAPTIVE_SETTINGS, RECALIBRATION_EVENT, ADAPTIVE_STATS);
 
     /** MAX_PORTS in nexus_shared.h. */
     public static final int MAX_PORTS = 8;
@@ -109,6 +123,45 @@ public final class SharedStructs {
             b.putShort((short) (int) port);
         });
         return b.array();
+    }
+
+    static byte[] adaptiveSettings(AdaptiveSettings a) {
+        ByteBuffer b = ByteBuffer.allocate(ADAPTIVE_SETTINGS.size()).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(a.enabled() ? 1 : 0).putInt(a.periodMs())
+                .putInt(a.nanoTargetP95Us()).putInt(0).putInt(0) // small and large: no target
+                .putInt(a.step()).putInt(a.floor()).putInt(a.minSamples()).putInt(a.maxEvents())
+                .putInt(a.ceiling()).putInt(a.raiseBelowPct()).putInt(a.raiseAfter());
+        return b.array();
+    }
+
+    static AdaptiveSettings decodeAdaptiveSettings(byte[] value) {
+        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        return new AdaptiveSettings(b.getInt(0) != 0, b.getInt(4), b.getInt(8), b.getInt(20), b.getInt(24),
+                b.getInt(28), b.getInt(32), b.getInt(36), b.getInt(40), b.getInt(44));
+    }
+
+    static Recalibration decodeRecalibration(ByteBuffer b, int at) {
+        return new Recalibration(b.getLong(at), b.getInt(at + 8), b.getInt(at + 12), b.getInt(at + 16), b.getInt(at + 20));
+    }
+
+    static AdaptiveStatus decodeAdaptiveStats(AdaptiveSettings settings, byte[] value) {
+        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
+        List<Integer> p95 = new java.util.ArrayList<>();
+        List<Integer> samples = new java.util.ArrayList<>();
+        for (int t = 0; t < 3; t++) {
+            p95.add(b.getInt(32 + 4 * t));
+            samples.add(b.getInt(44 + 4 * t));
+        }
+        Recalibration last = decodeRecalibration(b, ADAPTIVE_STATS.offset("last"));
+        long recalibrations = b.getLong(16);
+        return new AdaptiveStatus(settings, b.getLong(0), b.getLong(8), recalibrations, p95, samples,
+                recalibrations == 0 ? java.util.Optional.empty() : java.util.Optional.of(last),
+                b.getInt(ADAPTIVE_STATS.offset("good_periods")));
+    }
+
+    /** The return value of the kernel's last bpf_map_update_elem(score_thresholds, BPF_EXIST), 0 = success. */
+    static long lastUpdateResult(byte[] adaptiveStats) {
+        return ByteBuffer.wrap(adaptiveStats).order(ByteOrder.LITTLE_ENDIAN).getLong(24);
     }
 
     static Inet4Address inet4(byte[] address) {

@@ -1,6 +1,7 @@
 package io.nexuscore.control;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nexuscore.adapt.AdaptiveStatus;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.ControlConfig;
@@ -88,7 +89,7 @@ public final class ControlVerticle extends VerticleBase {
         this.events = events;
         this.registry = registry;
         this.timings = timings;
-        this.keeper = new ThresholdKeeper(kernel.thresholds(), config.stateFile(), events);
+        this.keeper = new ThresholdKeeper(kernel.thresholds(), config.stateFile(), events, kernel::lastRecalibration);
         this.token = config.bearerToken().map(t -> t.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -140,6 +141,8 @@ public final class ControlVerticle extends VerticleBase {
         Handler<RoutingContext> body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
         r.get("/thresholds").handler(this::getThresholds);
         r.patch("/thresholds").handler(body).handler(auth).handler(this::patchThresholds);
+        r.get("/adaptive").handler(this::getAdaptive);
+        r.patch("/adaptive").handler(body).handler(auth).handler(this::patchAdaptive);
         r.get("/tiers").handler(this::getTiers);
         r.get("/tenants").handler(this::getTenants);
         r.put("/tenants/:id").handler(body).handler(auth).handler(this::putTenant);
@@ -213,6 +216,29 @@ public final class ControlVerticle extends VerticleBase {
                 throw new Problem(Kind.INVALID_VALUE, e.getMessage(), e.field);
             }
         }).onSuccess(t -> json(ctx, 200, ThresholdKeeper.toJson(t)));
+    }
+
+    // --- adaptive loop ----------------------------------------------------------------------------
+
+    private void getAdaptive(RoutingContext ctx) {
+        blocking(ctx, () -> inKernelMode(kernel::adaptive)).onSuccess(s -> json(ctx, 200, AdaptiveJson.toJson(s)));
+    }
+
+    private void patchAdaptive(RoutingContext ctx) {
+        JsonObject patch = JsonBodies.object(ctx, false, PATCH_TYPES).orElseThrow();
+        AdaptiveJson.Patch p = AdaptiveJson.parse(patch);
+        blocking(ctx, () -> inKernelMode(() -> {
+            AdaptiveStatus status = kernel.configureAdaptive(p.mergeInto(kernel.adaptive().settings()));
+            return status;
+        })).onSuccess(s -> json(ctx, 200, AdaptiveJson.toJson(s)));
+    }
+
+    private static <T> T inKernelMode(Callable<T> work) throws Exception {
+        try {
+            return work.call();
+        } catch (KernelControl.NotInKernelMode e) {
+            throw new Problem(Kind.NOT_IN_KERNEL_MODE, e.getMessage());
+        }
     }
 
     private void pollThresholds() {

@@ -10,6 +10,7 @@ import io.vertx.ext.web.RoutingContext;
 import java.math.BigDecimal;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /** Reading request bodies strictly: JSON objects only, known fields only, typed values, named errors. */
@@ -77,6 +78,41 @@ final class JsonBodies {
             throw new Problem(Kind.INVALID_VALUE, field + " must be in 0..255, got " + n, field);
         }
         return OptionalInt.of(decimal.intValueExact());
+    }
+
+    /** An integer field in min..max; absent when not in the object; null is refused (nothing can be removed). */
+    static OptionalLong integer(JsonObject object, String field, long min, long max) {
+        if (!object.containsKey(field)) {
+            return OptionalLong.empty();
+        }
+        Object value = object.getValue(field);
+        if (value == null) {
+            throw new Problem(Kind.INVALID_VALUE, field + " cannot be removed (null); give an integer in "
+                    + min + ".." + max, field);
+        }
+        if (!(value instanceof Number n)) {
+            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
+        }
+        BigDecimal decimal = new BigDecimal(n.toString());
+        if (decimal.signum() != 0 && decimal.stripTrailingZeros().scale() > 0) {
+            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + n, field);
+        }
+        if (decimal.compareTo(BigDecimal.valueOf(min)) < 0 || decimal.compareTo(BigDecimal.valueOf(max)) > 0) {
+            throw new Problem(Kind.INVALID_VALUE, field + " must be in " + min + ".." + max + ", got " + n, field);
+        }
+        return OptionalLong.of(decimal.longValueExact());
+    }
+
+    /** A boolean field; absent when not in the object. */
+    static Optional<Boolean> bool(JsonObject object, String field) {
+        if (!object.containsKey(field)) {
+            return Optional.empty();
+        }
+        Object value = object.getValue(field);
+        if (!(value instanceof Boolean b)) {
+            throw new Problem(Kind.INVALID_REQUEST, field + " must be true or false, got " + Json.encode(value), field);
+        }
+        return Optional.of(b);
     }
 
     /** A required (or optional) string field. */

@@ -1,5 +1,8 @@
 package io.nexuscore.control;
 
+import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.adapt.AdaptiveStatus;
+import io.nexuscore.adapt.Recalibration;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Tier;
 import java.nio.file.Path;
@@ -43,6 +46,29 @@ public interface KernelControl {
 
     /** Run time and run count per attached program (bpf_stats), when the kernel collects them. */
     List<ProgramStats> programStats();
+
+    /**
+     * The kernel's latency feedback loop: settings and what it saw.
+     *
+     * @throws NotInKernelMode in user space
+     */
+    default AdaptiveStatus adaptive() {
+        throw new NotInKernelMode("the adaptive recalibration loop");
+    }
+
+    /**
+     * Replaces the loop's settings (applied at the next timer period; a new period at once).
+     *
+     * @throws NotInKernelMode in user space
+     */
+    default AdaptiveStatus configureAdaptive(AdaptiveSettings settings) {
+        throw new NotInKernelMode("the adaptive recalibration loop");
+    }
+
+    /** The kernel loop's last nano_max change, so that the control plane can attribute it; empty in user space. */
+    default Optional<Recalibration> lastRecalibration() {
+        return Optional.empty();
+    }
 
     /** {@code "kernel"} or {@code "user"}. */
     String mode();

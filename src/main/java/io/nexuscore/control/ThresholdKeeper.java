@@ -1,5 +1,6 @@
 package io.nexuscore.control;
 
+import io.nexuscore.adapt.Recalibration;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.events.EventSink;
@@ -16,6 +17,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Supplier;
 
 /**
  * Owns every change of the thresholds the control plane sees: API patches, changes made behind its
@@ -31,6 +33,8 @@ final class ThresholdKeeper {
     /** Changed in the store by someone else: bpftool, another map writer, or the kernel feedback loop. */
     static final String SOURCE_EXTERNAL = "external";
     static final String SOURCE_STATE_FILE = "state_file";
+    /** Changed by the kernel's latency feedback loop (its last recalibration explains the change). */
+    static final String SOURCE_KERNEL = "kernel";
 
     /** A partial update: absent fields keep their current value (JSON merge patch). */
     record Patch(OptionalInt nanoMax, OptionalInt smallMax) {
@@ -49,12 +53,20 @@ final class ThresholdKeeper {
     private final ThresholdStore store;
     private final Path stateFile;
     private final EventSink events;
+    private final Supplier<Optional<Recalibration>> lastRecalibration;
     private volatile Thresholds lastKnown;
 
     ThresholdKeeper(ThresholdStore store, Path stateFile, EventSink events) {
+        this(store, stateFile, events, Optional::empty);
+    }
+
+    /** @param lastRecalibration the kernel loop's last change, read only when a change is seen */
+    ThresholdKeeper(ThresholdStore store, Path stateFile, EventSink events,
+                    Supplier<Optional<Recalibration>> lastRecalibration) {
         this.store = store;
         this.stateFile = stateFile;
         this.events = events;
+        this.lastRecalibration = lastRecalibration;
     }
 
     /** The thresholds as of the last read; for gauges, which must not make syscalls. */
@@ -88,7 +100,7 @@ final class ThresholdKeeper {
         if (!now.equals(before)) {
             lastKnown = now;
             save(now);
-            publish(SOURCE_EXTERNAL, before, now);
+            publish(madeByKernel(before, now) ? SOURCE_KERNEL : SOURCE_EXTERNAL, before, now);
         }
         return now;
     }
@@ -122,6 +134,14 @@ final class ThresholdKeeper {
         lastKnown = merged;
         publish(SOURCE_API, current, merged);
         return merged;
+    }
+
+    /** Only nano_max moved, and to the value of the kernel loop's last recalibration. */
+    private boolean madeByKernel(Thresholds before, Thresholds now) {
+        if (before == null || before.smallMax() != now.smallMax()) {
+            return false;
+        }
+        return lastRecalibration.get().map(r -> r.newNanoMax() == now.nanoMax()).orElse(false);
     }
 
     static JsonObject toJson(Thresholds t) {

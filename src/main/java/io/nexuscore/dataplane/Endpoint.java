@@ -20,6 +20,15 @@ public record Endpoint(Kind kind, String task) {
     private static final List<String> POST_ONLY = List.of("POST");
     private static final List<String> GET_ONLY = List.of("GET", "HEAD");
 
+    /**
+     * Every operation {@link #match} serves, as "METHOD /path" with {@code {task}} for the task
+     * segment. openapi.yaml lists exactly these (OpenApiContractTest) and EndpointTest checks each
+     * one matches and that no other method does.
+     */
+    public static final List<String> OPERATIONS = List.of(
+            "POST /v1/chat/completions", "POST /v1/completions", "POST " + TASKS_PREFIX + "{task}",
+            "GET /v1/models", "HEAD /v1/models");
+
     private static final Endpoint CHAT = new Endpoint(Kind.CHAT, "chat");
     private static final Endpoint COMPLETION = new Endpoint(Kind.COMPLETION, "completion");
     private static final Endpoint MODELS = new Endpoint(Kind.MODELS, "models");

@@ -1,9 +1,9 @@
 package io.nexuscore.control;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.bpf.KernelTestSupport;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
 import io.vertx.core.Vertx;
@@ -13,72 +13,51 @@ import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A real pinned BPF map, changed with {@code bpftool map update pinned ...} behind the control plane's
- * back: the change shows in GET /thresholds and as a {@code threshold} event, and PATCH writes the map.
- * The map has the layout of {@code struct score_thresholds} (two host-order u32); the store here talks
- * to it through bpftool so this test needs no loader. Needs root and bpffs: outside CI it skips with the
- * reason, with CI=true it fails.
+ * The real kernel map: the classifier object loaded (not attached) with its maps pinned in a fresh
+ * directory, the control plane on the kernel's own {@code score_thresholds} store, and the map changed
+ * with {@code bpftool map update pinned ...} behind the control plane's back: the change shows in
+ * GET /thresholds and as a {@code threshold} event, and PATCH writes the map (read back with bpftool).
+ * Outside CI it skips with the reason when it lacks the privileges; with CI=true it fails.
  */
 @ExtendWith(VertxExtension.class)
 class BpftoolThresholdsTest {
 
-    private Path pinDir;
+    private KernelDataPath kernel;
     private Path map;
     private ControlFixture fx;
 
     @BeforeEach
-    void createPinnedMap() throws Exception {
+    void loadClassifier() {
         ExternalTool.require("/usr/sbin/bpftool", "bpftool");
-        pinDir = Path.of("/sys/fs/bpf/nexus-control-test-" + ProcessHandle.current().pid() + "-" + System.nanoTime());
-        try {
-            Files.createDirectories(pinDir);
-        } catch (IOException e) {
-            unavailable("cannot create " + pinDir + " (" + e + "): needs root and bpffs mounted on /sys/fs/bpf");
-        }
-        map = pinDir.resolve("score_thresholds");
-        ExternalTool.Result created = ExternalTool.run("", "/usr/sbin/bpftool", "map", "create", map.toString(),
-                "type", "array", "key", "4", "value", "8", "entries", "1", "name", "score_thresholds");
-        if (created.exitCode() != 0) {
-            unavailable("bpftool map create failed: " + created.output());
-        }
-        new BpftoolStore(map).write(Thresholds.DEFAULT);
+        KernelTestSupport.requireKernel();
+        kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(8080));
+        map = kernel.pinDir().resolve("score_thresholds");
     }
 
     @AfterEach
-    void removePins() throws IOException {
+    void removePins() {
         if (fx != null) {
             fx.deleteStateDir();
         }
-        if (map != null) {
-            Files.deleteIfExists(map);
-        }
-        if (pinDir != null) {
-            Files.deleteIfExists(pinDir);
-        }
-    }
-
-    private static void unavailable(String reason) {
-        if ("true".equals(System.getenv("CI"))) {
-            fail(reason);
-        }
-        assumeTrue(false, reason);
+        KernelTestSupport.dispose(kernel);
     }
 
     @Test
     void aBpftoolUpdateShowsInGetAndAsAnEventAndPatchWritesTheMap(Vertx vertx, VertxTestContext ctx) {
         BpftoolStore store = new BpftoolStore(map);
-        fx = new ControlFixture(new TestKernel(store, Thresholds.DEFAULT, false), 16, 16);
+        assertEquals(Thresholds.DEFAULT, store.read(), "the loader wrote the configured thresholds into the fresh map");
+        fx = new ControlFixture(new TestKernel(kernel.thresholds(), Thresholds.DEFAULT, false), 16, 16);
         JsonObject expected = new JsonObject().put("source", "external")
                 .put("old", new JsonObject().put("nano_max", 60).put("small_max", 130))
                 .put("new", new JsonObject().put("nano_max", 25).put("small_max", 90));
@@ -109,7 +88,7 @@ class BpftoolThresholdsTest {
         return r.output();
     }
 
-    /** The pinned map read and written with bpftool: two little-endian u32 (this host's order). */
+    /** The pinned map read and written with bpftool, independently of the Java binding: two little-endian u32. */
     static final class BpftoolStore implements ThresholdStore {
         private final Path map;
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.classify.Thresholds;
+import io.nexuscore.dataplane.Endpoint;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
@@ -101,15 +102,10 @@ class OpenApiContractTest {
         })));
     }
 
-    /**
-     * The data plane's half. Its routes live in io.nexuscore.dataplane, merged separately: until the
-     * merge connects {@code assertSameOperations("data plane", specOperations("data-plane"), <its route
-     * list>)}, this pins the spec to the endpoints the data plane issue requires.
-     */
+    /** The data plane's half: its routes are {@link Endpoint#OPERATIONS} (EndpointTest keeps that list honest). */
     @Test
-    void dataPlaneSpecListsTheDataPlaneEndpoints() {
-        assertEquals(new TreeSet<>(Set.of("POST /v1/chat/completions", "POST /v1/completions",
-                "POST /v1/tasks/{task}", "GET /v1/models", "HEAD /v1/models")), specOperations("data-plane"));
+    void dataPlaneRoutesAndSpecAreEqual() {
+        assertSameOperations("data plane", specOperations("data-plane"), new TreeSet<>(Endpoint.OPERATIONS));
     }
 
     @Test

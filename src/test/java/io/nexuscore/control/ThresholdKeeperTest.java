@@ -83,4 +83,25 @@ class ThresholdKeeperTest {
                 () -> keeper.apply(new ThresholdKeeper.Patch(java.util.OptionalInt.of(20), java.util.OptionalInt.empty())));
         assertEquals(Thresholds.DEFAULT, store.read());
     }
+
+    @Test
+    void aChangeTheKernelLoopExplainsIsReportedAsKernelOthersAsExternal() throws Exception {
+        InMemoryThresholdStore store = new InMemoryThresholdStore(Thresholds.DEFAULT);
+        java.util.concurrent.atomic.AtomicReference<java.util.Optional<io.nexuscore.adapt.Recalibration>> last =
+                new java.util.concurrent.atomic.AtomicReference<>(java.util.Optional.empty());
+        ThresholdKeeper keeper = new ThresholdKeeper(store, dir.resolve("state.json"),
+                (type, data) -> events.add(data.copy().put("type", type)), last::get);
+        keeper.start(true);
+        last.set(java.util.Optional.of(new io.nexuscore.adapt.Recalibration(1, 60, 55, 80_000, 1000)));
+        store.write(new Thresholds(55, 130));
+        keeper.refresh();
+        store.write(new Thresholds(50, 130)); // not the loop's value: someone else
+        keeper.refresh();
+        last.set(java.util.Optional.of(new io.nexuscore.adapt.Recalibration(2, 55, 60, 5_000, 1000)));
+        store.write(new Thresholds(60, 130)); // the raise-back
+        keeper.refresh();
+        assertEquals("kernel", events.get(0).getString("source"));
+        assertEquals("external", events.get(1).getString("source"));
+        assertEquals("kernel", events.get(2).getString("source"));
+    }
 }

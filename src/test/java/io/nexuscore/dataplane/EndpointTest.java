@@ -28,6 +28,23 @@ class EndpointTest {
                 .problem().status());
     }
 
+    /** The published list is what match serves: each listed operation matches, no other method on its path does. */
+    @Test
+    void theOperationsListIsExactlyWhatMatchServes() {
+        for (String operation : Endpoint.OPERATIONS) {
+            String[] parts = operation.split(" ");
+            String path = parts[1].replace("{task}", "summarize");
+            Endpoint.match(HttpMethod.valueOf(parts[0]), path);
+            for (HttpMethod other : HttpMethod.values()) {
+                boolean listed = Endpoint.OPERATIONS.contains(other.name() + " " + parts[1]);
+                if (!listed) {
+                    assertEquals(405, assertThrows(ProblemException.class, () -> Endpoint.match(other, path),
+                            other + " " + path).problem().status());
+                }
+            }
+        }
+    }
+
     @Test
     void wrongMethodIs405NamingTheAllowedOnes() {
         ProblemException e = assertThrows(ProblemException.class,

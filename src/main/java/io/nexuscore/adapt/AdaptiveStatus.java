@@ -1,0 +1,24 @@
+package io.nexuscore.adapt;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The loop's settings and what it saw (the pinned {@code adaptive_stats} map).
+ *
+ * @param ticks           timer periods run since the maps were created
+ * @param drained         latency events drained, all periods
+ * @param recalibrations  nano_max changes made
+ * @param lastP95Us       per tier (nano, small, large): P95 of the last period that had samples, 0 = none yet
+ * @param lastSamples     per tier: samples in that period
+ * @param last            the last recalibration, if any
+ * @param goodPeriods     consecutive periods under the raise-back bound so far
+ */
+public record AdaptiveStatus(AdaptiveSettings settings, long ticks, long drained, long recalibrations,
+                             List<Integer> lastP95Us, List<Integer> lastSamples, Optional<Recalibration> last,
+                             int goodPeriods) {
+    public AdaptiveStatus {
+        lastP95Us = List.copyOf(lastP95Us);
+        lastSamples = List.copyOf(lastSamples);
+    }
+}

@@ -1,0 +1,79 @@
+package io.nexuscore.bpf;
+
+import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.adapt.AdaptiveStatus;
+import java.util.logging.Logger;
+
+/**
+ * The kernel's latency feedback loop as the loader sees it: the pinned {@code adaptive_settings}
+ * and {@code adaptive_stats} maps, and the SEC("syscall") program {@code nexus_adapt_arm} that
+ * (re-)arms the one bpf_timer in {@code adaptive_timer}. Every method is a syscall. Thread-safe.
+ */
+public final class AdaptiveLoop {
+
+    private static final Logger LOG = Logger.getLogger(AdaptiveLoop.class.getName());
+    private static final byte[] KEY = {0, 0, 0, 0};
+
+    private final BpfMap settingsMap;
+    private final BpfMap statsMap;
+    private BpfProgram armProgram;
+
+    AdaptiveLoop(BpfMap settingsMap, BpfMap statsMap) {
+        this.settingsMap = settingsMap;
+        this.statsMap = statsMap;
+    }
+
+    /** Writes the defaults when the map is fresh (all zero); a pinned map keeps its settings. */
+    synchronized void initialise(AdaptiveSettings defaults) {
+        byte[] value = settingsMap.lookup(KEY).orElse(new byte[SharedStructs.ADAPTIVE_SETTINGS.size()]);
+        for (byte b : value) {
+            if (b != 0) {
+                return;
+            }
+        }
+        settingsMap.update(KEY, SharedStructs.adaptiveSettings(defaults), BpfMap.BPF_EXIST);
+    }
+
+    /**
+     * Arms the timer with {@code program} (the newest load's): bpf_timer_init on first use, then
+     * set_callback (the timer drops the previous program) and start with the configured period.
+     */
+    synchronized void arm(BpfProgram program) {
+        int rc = program.runSyscall();
+        if (rc != 0) {
+            throw new BpfException("nexus_adapt_arm (bpf_timer_init/set_callback/start)", "adaptive_timer",
+                    rc < 0 ? -rc : Errno.EINVAL);
+        }
+        armProgram = program;
+        LOG.fine(() -> "adaptive timer armed by " + program);
+    }
+
+    public synchronized AdaptiveSettings settings() {
+        return SharedStructs.decodeAdaptiveSettings(settingsMap.lookup(KEY).orElseThrow(
+                () -> new BpfException("bpf_map_lookup_elem", settingsMap.name(), Errno.ENOENT)));
+    }
+
+    /** Writes new settings; a new period re-arms the timer at once (otherwise it applies after the current one). */
+    public synchronized AdaptiveSettings configure(AdaptiveSettings next) {
+        AdaptiveSettings before = settings();
+        settingsMap.update(KEY, SharedStructs.adaptiveSettings(next), BpfMap.BPF_EXIST);
+        if (before.periodMs() != next.periodMs() && armProgram != null) {
+            arm(armProgram);
+        }
+        return next;
+    }
+
+    public synchronized AdaptiveStatus status() {
+        return SharedStructs.decodeAdaptiveStats(settings(), stats());
+    }
+
+    /** What the kernel's last bpf_map_update_elem(score_thresholds, ..., BPF_EXIST) returned (0 = success). */
+    public long lastUpdateResult() {
+        return SharedStructs.lastUpdateResult(stats());
+    }
+
+    private byte[] stats() {
+        return statsMap.lookup(KEY).orElseThrow(
+                () -> new BpfException("bpf_map_lookup_elem", statsMap.name(), Errno.ENOENT));
+    }
+}

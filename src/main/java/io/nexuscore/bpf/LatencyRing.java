@@ -1,0 +1,109 @@
+package io.nexuscore.bpf;
+
+import io.nexuscore.classify.Tier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.LongAdder;
+import jnr.ffi.Pointer;
+
+/**
+ * The producer side of the pinned {@code latency_ringbuf} (BPF_MAP_TYPE_USER_RINGBUF): one
+ * {@code struct latency_event} per completed request, drained by the kernel's timer every period.
+ *
+ * <p>{@link #write} never blocks on the kernel: reserve and submit are stores into shared memory
+ * (no syscall). A full ring drops the event and counts it. libbpf's user_ring_buffer__reserve is
+ * not thread-safe, so writers serialize on this object; the critical section is a few hundred ns.
+ * One producer per ring: two processes writing the same pinned ring would corrupt it.
+ */
+public final class LatencyRing implements AutoCloseable {
+
+    private static final String MAP = "latency_ringbuf";
+    private static final int EVENT_SIZE = SharedStructs.LATENCY_EVENT.size();
+    private static final int OFF_TENANT = SharedStructs.LATENCY_EVENT.offset("tenant_id");
+    private static final int OFF_TIER = SharedStructs.LATENCY_EVENT.offset("tier");
+    private static final int OFF_LATENCY = SharedStructs.LATENCY_EVENT.offset("latency_us");
+
+    private final int fd;
+    private Pointer ring;
+    private final LongAdder written = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+
+    private LatencyRing(int fd, Pointer ring) {
+        this.fd = fd;
+        this.ring = ring;
+    }
+
+    /** Maps {@code pinDir/latency_ringbuf} into this process as its producer. */
+    public static LatencyRing openPinned(Path pinDir) {
+        Path pin = pinDir.resolve(MAP);
+        int fd = Native.check(LibBpf.get().bpf_obj_get(pin.toString()), "bpf_obj_get", pin.toString());
+        try {
+            Pointer ring = Native.check(LibBpf.get().user_ring_buffer__new(fd, null), "user_ring_buffer__new", MAP);
+            return new LatencyRing(fd, ring);
+        } catch (RuntimeException e) {
+            LibC.get().close(fd);
+            throw e;
+        }
+    }
+
+    /**
+     * Queues one sample for the kernel; false (and counted as dropped) when the ring is full or closed.
+     *
+     * @param tenantId see {@link #tenantId}; 0 when unknown
+     */
+    public boolean write(Tier tier, long latencyNanos, int tenantId) {
+        long micros = Math.min(Math.max(latencyNanos / 1000, 0), 0xffff_ffffL);
+        synchronized (this) {
+            if (ring == null) {
+                dropped.increment();
+                return false;
+            }
+            Pointer sample = LibBpf.get().user_ring_buffer__reserve(ring, EVENT_SIZE);
+            if (sample == null || sample.address() == 0) {
+                dropped.increment(); // ENOSPC: the kernel has not drained yet; never wait for it
+                return false;
+            }
+            // System.nanoTime() is CLOCK_MONOTONIC on Linux, the clock of bpf_ktime_get_ns().
+            sample.putLong(0, System.nanoTime());
+            sample.putInt(OFF_TENANT, tenantId);
+            sample.putInt(OFF_TIER, tier.wire()); // tier byte and the three pad bytes (zero)
+            sample.putInt(OFF_LATENCY, (int) micros);
+            sample.putInt(OFF_LATENCY + 4, 0);
+            LibBpf.get().user_ring_buffer__submit(ring, sample);
+        }
+        written.increment();
+        return true;
+    }
+
+    /** Events handed to the kernel. */
+    public long written() {
+        return written.sum();
+    }
+
+    /** Events dropped because the ring was full (or closed). */
+    public long dropped() {
+        return dropped.sum();
+    }
+
+    /** A stable 32-bit id for a tenant name (FNV-1a over its UTF-8 bytes); 0 for none. */
+    public static int tenantId(String tenant) {
+        if (tenant == null || tenant.isEmpty()) {
+            return 0;
+        }
+        int hash = 0x811c9dc5;
+        for (byte b : tenant.getBytes(StandardCharsets.UTF_8)) {
+            hash ^= b & 0xff;
+            hash *= 0x01000193;
+        }
+        return hash;
+    }
+
+    @Override
+    public synchronized void close() {
+        if (ring != null) {
+            LibBpf.get().user_ring_buffer__free(ring);
+            ring = null;
+            LibC.get().close(fd);
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package io.nexuscore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.bpf.KernelTestSupport;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.config.ControlConfig;
+import io.nexuscore.control.ControlVerticle;
+import io.nexuscore.control.EventHub;
+import io.nexuscore.control.TierStateView;
+import io.nexuscore.dataplane.LatencyRecorder;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The adaptive loop through the whole router stack, in the real kernel: PATCH /adaptive sets a short
+ * period, the data plane's latency hook writes slow nano samples, the kernel lowers nano_max, and the
+ * change arrives as a {@code recalibration} event, as a {@code threshold} event with source
+ * {@code kernel} (not "external"), in {@code nexus_recalibrations_total} and in GET /adaptive.
+ */
+class AdaptiveApiKernelTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private KernelDataPath kernel;
+    private AutoCloseable reporting;
+    private Vertx vertx;
+    private WebClient client;
+    private int port;
+    private EventHub hub;
+    private PrometheusMeterRegistry registry;
+    private Path stateDir;
+    private KernelClassifierControl control;
+
+    @BeforeEach
+    void start() throws Exception {
+        KernelTestSupport.requireKernel();
+        kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(8080));
+        control = new KernelClassifierControl(kernel);
+        registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        hub = new EventHub(1000, 1000, registry);
+        reporting = control.reportAdaptive(hub, registry);
+        stateDir = Files.createTempDirectory("nexus-adaptive-test");
+        vertx = Vertx.vertx();
+        ControlVerticle verticle = new ControlVerticle(new ControlConfig("127.0.0.1", 0, Optional.empty(),
+                stateDir.resolve("state.json"), 1000, 1000), control, TierStateView.NONE, hub, registry,
+                new ControlVerticle.Timings(Duration.ofMillis(50), Duration.ofSeconds(30)));
+        vertx.deployVerticle(verticle).await(30, TimeUnit.SECONDS);
+        port = verticle.actualPort();
+        client = WebClient.create(vertx);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (vertx != null) {
+            vertx.close().await(10, TimeUnit.SECONDS);
+        }
+        if (reporting != null) {
+            reporting.close();
+        }
+        KernelTestSupport.dispose(kernel);
+        if (stateDir != null) {
+            try (var files = Files.walk(stateDir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+        if (registry != null) {
+            registry.close();
+        }
+    }
+
+    @Test
+    void patchThenSlowNanoTrafficLowersNanoMaxAndReportsIt() throws Exception {
+        HttpResponse<Buffer> initial = client.get(port, "127.0.0.1", "/adaptive").send().await(10, TimeUnit.SECONDS);
+        assertEquals(200, initial.statusCode(), initial.bodyAsString());
+        assertEquals(10_000, initial.bodyAsJsonObject().getInteger("period_ms"));
+        assertEquals(50, initial.bodyAsJsonObject().getInteger("nano_target_p95_ms"));
+
+        HttpResponse<Buffer> bad = patch(new JsonObject().put("floor", 300));
+        assertEquals(422, bad.statusCode());
+        assertEquals("floor", bad.bodyAsJsonObject().getString("field"));
+        HttpResponse<Buffer> wrongType = patch(new JsonObject().put("enabled", "yes"));
+        assertEquals(400, wrongType.statusCode());
+        assertEquals("enabled", wrongType.bodyAsJsonObject().getString("field"));
+
+        HttpResponse<Buffer> patched = patch(new JsonObject().put("period_ms", 200).put("step", 10));
+        assertEquals(200, patched.statusCode(), patched.bodyAsString());
+        assertEquals(200, kernel.adaptive().settings().periodMs(), "written to the pinned settings map");
+        assertEquals(10, kernel.adaptive().settings().step());
+
+        EventHub.Subscription events = hub.subscribe(Set.of("recalibration", "threshold"), OptionalLong.empty(), () -> { });
+        LatencyRecorder recorder = control.latencyRecorder();
+        for (int i = 0; i < 1000; i++) {
+            recorder.record(Tier.NANO, 80_000_000L);
+        }
+
+        List<EventHub.Event> seen = new ArrayList<>();
+        await("a recalibration and a threshold event", () -> {
+            for (EventHub.Item item = events.poll(); item != null; item = events.poll()) {
+                if (item instanceof EventHub.Event e) {
+                    seen.add(e);
+                }
+            }
+            return seen.stream().anyMatch(e -> e.type().equals("recalibration"))
+                    && seen.stream().anyMatch(e -> e.type().equals("threshold"));
+        });
+        JsonObject recalibration = new JsonObject(seen.stream().filter(e -> e.type().equals("recalibration"))
+                .findFirst().orElseThrow().json());
+        assertEquals(60, recalibration.getInteger("old_nano_max"));
+        assertEquals(50, recalibration.getInteger("new_nano_max"));
+        assertEquals(1000, recalibration.getInteger("samples"));
+        JsonObject threshold = new JsonObject(seen.stream().filter(e -> e.type().equals("threshold"))
+                .findFirst().orElseThrow().json());
+        assertEquals("kernel", threshold.getString("source"), threshold.encode());
+        assertEquals(50, threshold.getJsonObject("new").getInteger("nano_max"));
+
+        assertEquals(1.0, registry.get("nexus.recalibrations").counter().count());
+        assertEquals(1000.0, registry.get("nexus.latency.events").functionCounter().count());
+        assertTrue(registry.scrape().contains("nexus_latency_events_dropped_total 0.0"), "dropped counter exported");
+
+        JsonObject after = client.get(port, "127.0.0.1", "/adaptive").send().await(10, TimeUnit.SECONDS).bodyAsJsonObject();
+        JsonObject status = after.getJsonObject("status");
+        assertEquals(1, status.getInteger("recalibrations"));
+        assertEquals(50, status.getJsonObject("last_recalibration").getInteger("new_nano_max"));
+        assertEquals(1000, status.getJsonObject("last_samples").getInteger("nano"));
+    }
+
+    private HttpResponse<Buffer> patch(JsonObject body) throws Exception {
+        return client.patch(port, "127.0.0.1", "/adaptive")
+                .putHeader("Content-Type", "application/merge-patch+json")
+                .sendBuffer(body.toBuffer()).await(10, TimeUnit.SECONDS);
+    }
+
+    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out after " + WAIT + " waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+}

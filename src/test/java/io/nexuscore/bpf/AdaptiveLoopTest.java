@@ -1,0 +1,243 @@
+package io.nexuscore.bpf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.adapt.AdaptiveStatus;
+import io.nexuscore.adapt.Recalibration;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kernel feedback loop end to end in the real kernel: latency events written through
+ * {@link LatencyRing} (user ring buffer), drained by the bpf_timer every period, nano_max lowered in
+ * score_thresholds, a recalibration event read back through {@link RecalibrationEvents}.
+ *
+ * <p>No timing assertion: each test waits, with a bounded timeout, for the timer to have run a
+ * number of periods (adaptive_stats.ticks), then asserts the map state.
+ */
+class AdaptiveLoopTest {
+
+    private static final int PERIOD_MS = 200;
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final long SLOW_NANOS = 80_000_000L; // 80 ms, over the 50 ms target
+    private static final long FAST_NANOS = 5_000_000L;  // 5 ms
+
+    private KernelDataPath kernel;
+    private RecalibrationEvents consumer;
+    private final List<Recalibration> received = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void load() {
+        KernelTestSupport.requireKernel();
+        kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(8080));
+        consumer = kernel.recalibrationEvents(received::add);
+        kernel.adaptive().configure(kernel.adaptive().settings().withPeriodMs(PERIOD_MS));
+    }
+
+    @AfterEach
+    void unload() {
+        if (consumer != null) {
+            consumer.close();
+        }
+        KernelTestSupport.dispose(kernel);
+    }
+
+    @Test
+    void slowNanoTrafficLowersNanoMaxByTheStepWithBpfExist() {
+        assertEquals(60, kernel.thresholds().read().nanoMax());
+        write(Tier.NANO, SLOW_NANOS, 1000);
+
+        awaitCondition("nano_max lowered", () -> kernel.thresholds().read().nanoMax() < 60);
+        awaitTicks(2);
+
+        Thresholds after = kernel.thresholds().read();
+        // 1000 events fit one period's drain (max_events 10,000): exactly one step, and no more
+        // while the ring stays empty.
+        assertEquals(new Thresholds(55, 130), after);
+        AdaptiveStatus status = kernel.adaptive().status();
+        assertEquals(1, status.recalibrations());
+        assertEquals(1000, status.drained());
+        assertEquals(0, kernel.adaptive().lastUpdateResult(), "bpf_map_update_elem(score_thresholds, BPF_EXIST) returns 0");
+        Recalibration last = status.last().orElseThrow();
+        assertEquals(60, last.oldNanoMax());
+        assertEquals(55, last.newNanoMax());
+        assertEquals(1000, last.samples());
+        assertTrue(last.p95Us() > 50_000 && last.p95Us() <= 80_000, "P95 bucket floor near 80 ms: " + last.p95Us());
+
+        awaitCondition("recalibration event reaches the consumer", () -> !received.isEmpty());
+        assertEquals(last, received.get(0));
+    }
+
+    @Test
+    void everyPeriodOverTargetStepsDownToFortyAndTheFloorHolds() {
+        for (int expected = 55; expected >= 40; expected -= 5) {
+            write(Tier.NANO, SLOW_NANOS, 100);
+            int target = expected;
+            awaitCondition("nano_max " + target, () -> kernel.thresholds().read().nanoMax() == target);
+        }
+        kernel.thresholds().write(new Thresholds(22, 130));
+        write(Tier.NANO, SLOW_NANOS, 100);
+        awaitCondition("nano_max at the floor", () -> kernel.thresholds().read().nanoMax() == 20);
+        write(Tier.NANO, SLOW_NANOS, 100);
+        long ticks = kernel.adaptive().status().ticks();
+        awaitTicksAfter(ticks, 2);
+        assertEquals(20, kernel.thresholds().read().nanoMax(), "never below the floor");
+    }
+
+    @Test
+    void goodPeriodsRaiseNanoMaxBackToTheCeilingWithHysteresis() {
+        assertEquals(60, kernel.adaptive().settings().ceiling(), "the ceiling is the configured nano_max");
+        write(Tier.NANO, SLOW_NANOS, 100);
+        awaitCondition("nano_max 55", () -> kernel.thresholds().read().nanoMax() == 55);
+
+        goodPeriod(1);
+        goodPeriod(2);
+        assertEquals(55, kernel.thresholds().read().nanoMax(), "two good periods are not enough (raise_after 3)");
+        // A period between half the target and the target breaks the run of good periods.
+        long drained = kernel.adaptive().status().drained();
+        write(Tier.NANO, 40_000_000L, 100);
+        awaitCondition("40 ms batch drained", () -> kernel.adaptive().status().drained() >= drained + 100);
+        awaitTicks(1);
+        assertEquals(0, kernel.adaptive().status().goodPeriods());
+        assertEquals(55, kernel.thresholds().read().nanoMax());
+
+        goodPeriod(1);
+        goodPeriod(2);
+        write(Tier.NANO, FAST_NANOS, 100);
+        awaitCondition("nano_max back at 60", () -> kernel.thresholds().read().nanoMax() == 60);
+        Recalibration raise = kernel.adaptive().status().last().orElseThrow();
+        assertEquals(55, raise.oldNanoMax());
+        assertEquals(60, raise.newNanoMax());
+
+        for (int n = 1; n <= 4; n++) {
+            goodPeriod(n);
+        }
+        assertEquals(60, kernel.thresholds().read().nanoMax(), "never above the ceiling");
+    }
+
+    /** One period of fast nano traffic; waits until the kernel has counted it as good period number {@code n}. */
+    private void goodPeriod(int n) {
+        write(Tier.NANO, FAST_NANOS, 100);
+        awaitCondition("good period " + n, () -> kernel.adaptive().status().goodPeriods() == n);
+    }
+
+    @Test
+    void fastNanoTrafficLeavesNanoMaxAlone() {
+        write(Tier.NANO, FAST_NANOS, 1000);
+        awaitCondition("events drained", () -> kernel.adaptive().status().drained() == 1000);
+        awaitTicks(1);
+        assertEquals(60, kernel.thresholds().read().nanoMax());
+        AdaptiveStatus status = kernel.adaptive().status();
+        assertEquals(0, status.recalibrations());
+        assertTrue(status.lastP95Us().get(0) <= 5_000, "nano P95 ~5 ms: " + status.lastP95Us());
+    }
+
+    @Test
+    void slowTrafficOfOtherTiersDoesNotMoveNano() {
+        write(Tier.SMALL, SLOW_NANOS, 500);
+        write(Tier.LARGE, SLOW_NANOS, 500);
+        awaitCondition("events drained", () -> kernel.adaptive().status().drained() == 1000);
+        awaitTicks(1);
+        assertEquals(60, kernel.thresholds().read().nanoMax());
+        AdaptiveStatus status = kernel.adaptive().status();
+        assertEquals(0, status.recalibrations());
+        assertEquals(List.of(0, 500, 500), status.lastSamples());
+    }
+
+    @Test
+    void anEmptyRingChangesNothing() {
+        awaitTicks(3);
+        assertEquals(Thresholds.DEFAULT, kernel.thresholds().read());
+        AdaptiveStatus status = kernel.adaptive().status();
+        assertEquals(0, status.drained());
+        assertEquals(Optional.empty(), status.last());
+    }
+
+    @Test
+    void disabledLoopDrainsButNeverChanges() {
+        AdaptiveSettings s = kernel.adaptive().settings();
+        kernel.adaptive().configure(s.withEnabled(false));
+        write(Tier.NANO, SLOW_NANOS, 1000);
+        awaitCondition("events drained", () -> kernel.adaptive().status().drained() == 1000);
+        awaitTicks(1);
+        assertEquals(60, kernel.thresholds().read().nanoMax());
+    }
+
+    @Test
+    void theLoopResumesAfterAReloadWithOneTimer() {
+        write(Tier.NANO, SLOW_NANOS, 100);
+        awaitCondition("first step", () -> kernel.thresholds().read().nanoMax() == 55);
+        kernel.reload(Optional.empty());
+        write(Tier.NANO, SLOW_NANOS, 100);
+        awaitCondition("step after reload", () -> kernel.thresholds().read().nanoMax() == 50);
+        long ticks = kernel.adaptive().status().ticks();
+        awaitTicksAfter(ticks, 3);
+        // One timer: an empty ring after the reload changes nothing more.
+        assertEquals(50, kernel.thresholds().read().nanoMax());
+        assertEquals(2, kernel.adaptive().status().recalibrations());
+    }
+
+    @Test
+    void theTimerKeepsRunningAfterTheLoaderClosesAndARestartKeepsTheSettings() {
+        consumer.close();
+        consumer = null;
+        kernel.close(); // the router stops; the pins (and the timer in adaptive_timer) stay
+        java.nio.file.Path pinDir = kernel.pinDir();
+        try (LatencyRing ring = LatencyRing.openPinned(pinDir);
+             BpfMap thresholds = BpfMap.openPinned(pinDir, "score_thresholds", 4, SharedStructs.SCORE_THRESHOLDS.size())) {
+            for (int i = 0; i < 100; i++) {
+                assertTrue(ring.write(Tier.NANO, SLOW_NANOS, 0));
+            }
+            ScoreThresholdsMap map = new ScoreThresholdsMap(thresholds);
+            awaitCondition("nano_max lowered with no loader running", () -> map.read().nanoMax() == 55);
+        }
+        // The router starts again on the same pins: settings and thresholds survive, the loop goes on.
+        kernel = KernelDataPath.loadWithoutAttaching(pinDir, KernelTestSupport.DEFAULT_SCORING, Set.of(8080),
+                io.nexuscore.config.KernelConfig.XdpMode.GENERIC);
+        assertEquals(PERIOD_MS, kernel.adaptive().settings().periodMs());
+        assertEquals(55, kernel.thresholds().read().nanoMax());
+        write(Tier.NANO, SLOW_NANOS, 100);
+        awaitCondition("nano_max 50 after the restart", () -> kernel.thresholds().read().nanoMax() == 50);
+    }
+
+    private void write(Tier tier, long latencyNanos, int count) {
+        for (int i = 0; i < count; i++) {
+            assertTrue(kernel.latencyRing().write(tier, latencyNanos, LatencyRing.tenantId("t" + (i % 7))), "ring full");
+        }
+    }
+
+    private void awaitTicks(long periods) {
+        awaitTicksAfter(kernel.adaptive().status().ticks(), periods);
+    }
+
+    private void awaitTicksAfter(long start, long periods) {
+        awaitCondition(periods + " timer periods", () -> kernel.adaptive().status().ticks() >= start + periods);
+    }
+
+    private static void awaitCondition(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out after " + WAIT + " waiting for: " + what);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted");
+            }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.nexuscore.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nexuscore.RouterRuntime;
+import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.bpf.KernelTestSupport;
+import io.nexuscore.bpf.VethNetns;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.config.RouterConfig;
+import io.nexuscore.testing.FreePort;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The request suite with the real kernel data path: the router in kernel mode, XDP (generic) and the
+ * TC chain attached to the host side of a veth pair this test creates (never lo: another router may
+ * run there), the data plane bound to the host-side address, curl inside the peer's network
+ * namespace, so every request crosses the veth and is scored at XDP before the socket sees it. Then
+ * the kernel-only parts: tenant floors through SO_MARK, bpftool on the pinned map, reload under
+ * traffic, and a clean detach. Pins, namespace and veth are removed whatever happens.
+ */
+class KernelEndToEndTest extends RequestSuite {
+
+    private static final Path FWMARK_ACCEPT = Path.of("/proc/sys/net/ipv4/tcp_fwmark_accept");
+
+    private VethNetns veth;
+    private Path pinDir;
+    private Path stateDir;
+    private String fwmarkBefore;
+    private RouterRuntime router;
+    private Curl curl;
+    private ControlClient control;
+
+    @BeforeAll
+    void start() {
+        KernelTestSupport.requireKernel();
+        fwmarkBefore = readSysctl();
+        stateDir = tempDir();
+        pinDir = KernelTestSupport.uniquePinDir();
+        try {
+            veth = VethNetns.create();
+            int port = FreePort.pick();
+            JsonObject kernel = new JsonObject().put("mode", "kernel").put("pinDir", pinDir.toString())
+                    .put("interfaces", List.of(veth.hostInterface)).put("xdpMode", "generic");
+            JsonObject json = config(veth.hostAddress.getHostAddress(), port, kernel, stateDir);
+            router = RouterRuntime.start(RouterConfig.fromJson(json));
+            curl = new Curl(List.of("ip", "netns", "exec", veth.namespace), veth.hostAddress.getHostAddress(), port);
+            control = new ControlClient(json.getJsonObject("control").getInteger("port"));
+        } catch (RuntimeException | Error e) {
+            stop();
+            throw e;
+        }
+    }
+
+    @AfterAll
+    void stop() {
+        try {
+            if (router != null) {
+                router.close();
+                router = null;
+            }
+        } finally {
+            try {
+                if (veth != null) {
+                    veth.close();
+                }
+            } finally {
+                if (pinDir != null) {
+                    KernelDataPath.removePins(pinDir);
+                }
+                deleteRecursively(stateDir);
+            }
+        }
+    }
+
+    @Override
+    Curl dataPlane() {
+        return curl;
+    }
+
+    @Override
+    ControlClient control() {
+        return control;
+    }
+
+    @Override
+    String expectedRouteSource() {
+        return "kernel";
+    }
+
+    @Override
+    boolean running() {
+        return router != null;
+    }
+
+    @Test
+    @Order(10)
+    void theRouterRunsInKernelModeOnTheVethOnly() {
+        JsonObject health = control.get("/healthz").json();
+        assertEquals("kernel", health.getString("mode"));
+        JsonArray interfaces = health.getJsonObject("attachment").getJsonArray("interfaces");
+        assertEquals(1, interfaces.size(), health.encode());
+        assertEquals(veth.hostInterface, interfaces.getJsonObject(0).getString("interface"));
+        assertEquals("1", readSysctl(), "kernel mode sets net.ipv4.tcp_fwmark_accept");
+    }
+
+    @Test
+    @Order(11)
+    void aTenantFloorSetOnTheSynLiftsANanoRequestOnANewConnection() {
+        String prefix = veth.peerAddress.getHostAddress() + "/32";
+        ControlClient.Response put = control.send("PUT", "/tenants/e2e-floor",
+                new JsonObject().put("prefix", prefix).put("floor", "large"));
+        assertEquals(201, put.status(), put.body());
+        try {
+            // A new curl process is a new connection: its SYN meets the TC program and the new policy.
+            Curl.Reply lifted = curl.post(NANO.path(), NANO.body());
+            assertServedAs(NANO, Tier.LARGE, lifted);
+        } finally {
+            ControlClient.Response deleted = control.send("DELETE", "/tenants/e2e-floor", new JsonObject());
+            assertEquals(204, deleted.status(), deleted.body());
+        }
+        assertServedAs(NANO, Tier.NANO, curl.post(NANO.path(), NANO.body()));
+    }
+
+    @Test
+    @Order(12)
+    void aBpftoolUpdateOfThePinnedMapShowsInGetThresholdsAndAsAnEvent() {
+        Processes.ok("bpftool", "map", "update", "pinned", pinDir.resolve("score_thresholds").toString(),
+                "key", "0", "0", "0", "0", "value", "90", "0", "0", "0", "120", "0", "0", "0");
+        JsonObject expected = new JsonObject().put("nano_max", 90).put("small_max", 120);
+        ControlClient.awaitCondition("GET /thresholds shows the bpftool write",
+                () -> control.get("/thresholds").json().equals(expected));
+        JsonObject event = control.awaitEvent("threshold", e -> expected.equals(e.getJsonObject("new")));
+        assertEquals("external", event.getString("source"), event.encode());
+        // And the next request is classified with it: score 87 is now at or below nano_max.
+        assertServedAs(SMALL, Tier.NANO, curl.post(SMALL.path(), SMALL.body()));
+    }
+
+    @Test
+    @Order(13)
+    void reloadUnderTrafficKeepsThresholdsAndSwapsProgramIds() throws Exception {
+        JsonObject kept = new JsonObject().put("nano_max", 55).put("small_max", 125);
+        assertEquals(200, control.send("PATCH", "/thresholds", kept).status());
+
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Curl.Reply> traffic = new CopyOnWriteArrayList<>();
+        List<Throwable> trafficErrors = new CopyOnWriteArrayList<>();
+        Thread load = new Thread(() -> {
+            while (!stop.get()) {
+                try {
+                    traffic.addAll(curl.postAll(List.of(NANO.request(), LARGE.request(), SMALL.request())));
+                } catch (RuntimeException e) {
+                    trafficErrors.add(e);
+                    return;
+                }
+            }
+        }, "e2e-traffic");
+        load.start();
+        ControlClient.Response reload;
+        try {
+            ControlClient.awaitCondition("traffic flows before the reload", () -> traffic.size() >= 3 || !trafficErrors.isEmpty());
+            reload = control.post("/classifier/reload");
+            int before = traffic.size();
+            ControlClient.awaitCondition("traffic flows after the reload",
+                    () -> traffic.size() >= before + 6 || !trafficErrors.isEmpty());
+        } finally {
+            stop.set(true);
+            load.join(60_000);
+        }
+        assertEquals(List.of(), trafficErrors);
+        assertEquals(200, reload.status(), reload.body());
+        JsonObject oldIds = reload.json().getJsonObject("old_program_ids");
+        JsonObject newIds = reload.json().getJsonObject("new_program_ids");
+        for (String program : List.of(KernelDataPath.XDP_PROGRAM, KernelDataPath.TC_CLASSIFY_PROGRAM)) {
+            assertNotEquals(oldIds.getLong(program), newIds.getLong(program), program + " got a new program");
+        }
+        JsonObject attached = control.get("/healthz").json().getJsonObject("attachment")
+                .getJsonArray("interfaces").getJsonObject(0);
+        assertEquals(newIds.getLong(KernelDataPath.XDP_PROGRAM), attached.getLong("xdp_prog_id"), "the new XDP program is attached");
+        assertEquals(newIds.getLong(KernelDataPath.TC_CLASSIFY_PROGRAM), attached.getLong("tc_prog_id"), "the new TC program is attached");
+        assertEquals(kept, control.get("/thresholds").json(), "the pinned thresholds survive the reload");
+        control.awaitEvent("reload", e -> newIds.equals(e.getJsonObject("new_program_ids")));
+
+        // Thresholds 55/125: scores 12, 255, 87 stay nano, large, small; every request in the run got an answer.
+        for (Curl.Reply reply : traffic) {
+            assertEquals(200, reply.status(), reply.toString());
+        }
+        for (int i = 0; i + 2 < traffic.size(); i += 3) {
+            assertEquals(List.of("nano", "large", "small"), List.of(traffic.get(i).assignedTier(),
+                    traffic.get(i + 1).assignedTier(), traffic.get(i + 2).assignedTier()), "batch " + i / 3);
+        }
+        assertServedAs(LARGE, Tier.LARGE, curl.post(LARGE.path(), LARGE.body()));
+    }
+
+    @Test
+    @Order(99)
+    void closeDetachesEverythingFromTheVethAndRestoresTheSysctl() {
+        RouterRuntime closing = router;
+        router = null;
+        closing.close();
+        String link = Processes.ok("ip", "-d", "link", "show", "dev", veth.hostInterface);
+        assertFalse(link.contains("xdp"), "no XDP program left on the veth: " + link);
+        String filters = Processes.ok("tc", "filter", "show", "dev", veth.hostInterface, "ingress");
+        assertTrue(filters.isBlank(), "no TC filter left on the veth: " + filters);
+        assertEquals(fwmarkBefore, readSysctl(), "net.ipv4.tcp_fwmark_accept restored");
+        assertTrue(Files.exists(pinDir.resolve("score_thresholds")), "close keeps the pins (the test removes them)");
+    }
+
+    private static String readSysctl() {
+        try {
+            return Files.readString(FWMARK_ACCEPT).trim();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

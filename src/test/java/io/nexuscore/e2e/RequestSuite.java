@@ -1,0 +1,184 @@
+package io.nexuscore.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nexuscore.RouterRuntime;
+import io.nexuscore.classify.ScoreWeights;
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.testing.FreePort;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * One list of request cases, run against a whole router ({@link RouterRuntime}: real Wasm guests,
+ * the data plane, the control plane) by two suites that differ only in where the verdict comes from:
+ * {@link KernelEndToEndTest} (XDP/TC on a veth, curl in a network namespace) and
+ * {@link UserSpaceEndToEndTest} (loopback, Java scorer). Both assert the same tiers for the same cases.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+abstract class RequestSuite {
+
+    static final Scorer SCORER = new Scorer(ScoreWeights.DEFAULT);
+
+    /**
+     * One request: a task endpoint and a prompt of {@code words} words. {@code tier} is what both the
+     * router assigns (score against the default thresholds 60/130) and the guest observes (its token count).
+     */
+    record Case(String task, int words, Tier tier) {
+        String path() {
+            return "/v1/tasks/" + task;
+        }
+
+        String body() {
+            return new JsonObject().put("prompt", String.join(" ", java.util.Collections.nCopies(words, "word"))).encode();
+        }
+
+        /** The Java scorer's score for the request curl sends (the kernel must agree in kernel mode). */
+        int score() {
+            byte[] line = ("POST " + path() + " HTTP/1.1").getBytes(StandardCharsets.ISO_8859_1);
+            return SCORER.score(line, body().getBytes(StandardCharsets.UTF_8).length);
+        }
+
+        Curl.Request request() {
+            return new Curl.Request(path(), body());
+        }
+
+        @Override
+        public String toString() {
+            return task + " x" + words + " -> " + tier.label();
+        }
+    }
+
+    static final Case NANO = new Case("echo", 8, Tier.NANO);            // 51 B body: score 12
+    static final Case SMALL = new Case("summarize", 60, Tier.SMALL);    // 311 B: 77 + 10 (sum) = 87
+    static final Case LARGE = new Case("analyze", 200, Tier.LARGE);     // 1011 B: 252 + 25 (ana), capped at 255
+
+    static Stream<Case> cases() {
+        return Stream.of(NANO, SMALL, LARGE);
+    }
+
+    /** The data-plane client (curl, where the suite runs it). */
+    abstract Curl dataPlane();
+
+    abstract ControlClient control();
+
+    /** "kernel" or "user": who decided each request's tier. */
+    abstract String expectedRouteSource();
+
+    /** False once a test closed the router. */
+    abstract boolean running();
+
+    /** Tests that change thresholds put the defaults back through the API. */
+    @AfterEach
+    void restoreThresholds() {
+        if (running()) {
+            ControlClient.Response r = control().send("PATCH", "/thresholds",
+                    new JsonObject().put("nano_max", Thresholds.DEFAULT.nanoMax()).put("small_max", Thresholds.DEFAULT.smallMax()));
+            assertEquals(200, r.status(), r.body());
+        }
+    }
+
+    void assertServedAs(Case c, Tier assigned, Curl.Reply reply) {
+        assertEquals(200, reply.status(), c + ": status");
+        assertEquals(assigned.label(), reply.assignedTier(), c + ": X-NX-Assigned-Tier");
+        assertEquals(c.tier().label(), reply.tier(), c + ": X-NX-Tier (what the guest observed)");
+        assertEquals(Integer.toString(c.score()), reply.score(), c + ": X-NX-Score");
+        assertEquals(expectedRouteSource(), reply.routeSource(), c + ": X-NX-Route-Source");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    @Order(1)
+    void oneRequestPerTierGetsItsTier(Case c) {
+        assertServedAs(c, c.tier(), dataPlane().post(c.path(), c.body()));
+    }
+
+    @Test
+    @Order(2)
+    void keepAliveRequestsAlternatingSmallAndLargeEachGetTheirOwnTier() {
+        List<Case> sequence = List.of(SMALL, LARGE, SMALL, LARGE, NANO, LARGE, SMALL);
+        List<Curl.Reply> replies = dataPlane().postAll(sequence.stream().map(Case::request).toList());
+        assertEquals(1, replies.get(0).newConnections(), "the first request opens the connection");
+        for (int i = 0; i < sequence.size(); i++) {
+            Curl.Reply reply = replies.get(i);
+            assertServedAs(sequence.get(i), sequence.get(i).tier(), reply);
+            if (i > 0) {
+                assertEquals(0, reply.newConnections(), "request " + i + " reuses the connection");
+                assertEquals(replies.get(0).localPort(), reply.localPort(), "request " + i + " on the same connection");
+            }
+        }
+    }
+
+    @Test
+    @Order(3)
+    void patchThresholdsChangesTheNextRequestsTier() {
+        assertServedAs(SMALL, Tier.SMALL, dataPlane().post(SMALL.path(), SMALL.body()));
+        ControlClient.Response patched = control().send("PATCH", "/thresholds", new JsonObject().put("nano_max", 100));
+        assertEquals(200, patched.status(), patched.body());
+        assertEquals(new JsonObject().put("nano_max", 100).put("small_max", 130), patched.json());
+        // Score 87 is now at or below nano_max: the very next request is nano.
+        assertServedAs(SMALL, Tier.NANO, dataPlane().post(SMALL.path(), SMALL.body()));
+    }
+
+    // --- shared set-up -------------------------------------------------------------------------------
+
+    /** Router config: small Wasm pools, the control plane on a free loopback port, a throw-away state file. */
+    static JsonObject config(String dataHost, int dataPort, JsonObject kernel, Path stateDir) {
+        return new JsonObject()
+                .put("dataPlane", new JsonObject().put("host", dataHost).put("port", dataPort).put("instances", 1))
+                .put("control", new JsonObject().put("host", "127.0.0.1").put("port", FreePort.pick())
+                        .put("stateFile", stateDir.resolve("state.json").toString()))
+                .put("kernel", kernel)
+                .put("tiers", new JsonObject()
+                        .put("nano", new JsonObject().put("instances", 2).put("queueCapacity", 32).put("cpus", List.of()))
+                        .put("small", new JsonObject().put("instances", 1).put("queueCapacity", 32).put("cpus", List.of()))
+                        .put("large", new JsonObject().put("instances", 1).put("queueCapacity", 32).put("cpus", List.of())
+                                .put("memoryLimitBytes", 256L << 20)));
+    }
+
+    static Path tempDir() {
+        try {
+            return Files.createTempDirectory("nexus-e2e");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void deleteRecursively(Path dir) {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            List<Path> paths = new ArrayList<>(all.sorted(Comparator.reverseOrder()).toList());
+            for (Path p : paths) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static void assertContains(String haystack, String needle, String message) {
+        assertTrue(haystack.contains(needle), message + ": " + haystack);
+    }
+}
