@@ -65,11 +65,16 @@ fi
 rm -f "$before"
 [ "$leftovers" -eq 0 ] && echo "cleanup: no programs of this router attached on: $NX_INTERFACES"
 
+# Every BPF object pinned in the router's directory: the maps it names, and any a newer build adds.
 removed=0
-for m in "${NX_PINNED_MAPS[@]}"; do
-  if [ -e "$NX_PIN_DIR/$m" ]; then rm -f "$NX_PIN_DIR/$m"; removed=$((removed + 1)); fi
+for f in "$NX_PIN_DIR"/*; do
+  [ -e "$f" ] || continue
+  if bpftool map show pinned "$f" >/dev/null 2>&1 || bpftool prog show pinned "$f" >/dev/null 2>&1; then
+    rm -f "$f"
+    removed=$((removed + 1))
+  fi
 done
 if [ -d "$NX_PIN_DIR" ]; then
   rmdir "$NX_PIN_DIR" 2>/dev/null || echo "cleanup: $NX_PIN_DIR holds files that are not the router's; left in place" >&2
 fi
-echo "cleanup: removed $removed pinned maps under $NX_PIN_DIR"
+echo "cleanup: removed $removed pinned objects under $NX_PIN_DIR"
