@@ -183,13 +183,29 @@ public final class RouterRuntime implements AutoCloseable {
             return new DataPath(control, VerdictSource.NONE, floors, false, LatencyRecorder.NONE, () -> { });
         }
         KernelDataPath path = kernel.get();
-        boolean statsWereOn = KernelDataPath.setStatsEnabled(true);
+        Optional<Boolean> statsWereOn = enableBpfStats();
         AutoCloseable release = () -> {
             path.close();
-            KernelDataPath.setStatsEnabled(statsWereOn);
+            statsWereOn.ifPresent(KernelDataPath::setStatsEnabled);
         };
         KernelClassifierControl control = new KernelClassifierControl(path);
         return new DataPath(control, path.verdicts(), TenantFloors.NONE, true, control.latencyRecorder(), release);
+    }
+
+    /**
+     * Program run-time metrics need kernel.bpf_stats_enabled; without it (e.g. a read-only
+     * /proc/sys) the router still runs, only the eBPF run-time metrics stay at zero.
+     *
+     * @return the previous setting, to restore on close; empty when it could not be changed
+     */
+    private static Optional<Boolean> enableBpfStats() {
+        try {
+            return Optional.of(KernelDataPath.setStatsEnabled(true));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "eBPF run-time metrics are off: cannot set kernel.bpf_stats_enabled ({0})",
+                    e.getMessage());
+            return Optional.empty();
+        }
     }
 
     /** The control plane, over the same thresholds, events and registry as the data plane. */

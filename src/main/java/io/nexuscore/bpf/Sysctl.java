@@ -23,7 +23,14 @@ record Sysctl(String name) {
         }
     }
 
+    /**
+     * Sets the value; a no-op when it already holds it, so a read-only /proc/sys (containers)
+     * only fails when something would really change.
+     */
     void write(String value) {
+        if (value.equals(read())) {
+            return;
+        }
         try {
             Files.writeString(path(), value);
         } catch (IOException e) {
