@@ -17,7 +17,11 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 /** Router configurations and client helpers shared by the data-plane tests. */
 final class RouterFixture {
@@ -29,7 +33,11 @@ final class RouterFixture {
     private RouterFixture() {
     }
 
-    /** All three tiers backed by {@code upstream}, user-space mode, two acceptors on a free port. */
+    /**
+     * All three tiers backed by {@code upstream}, user-space mode, two acceptors on a free port; the
+     * control plane on another free port with its state file in a temp directory (never the
+     * system-wide defaults: tests must not collide with a running router or with each other).
+     */
     static JsonObject config(LocalOpenAiServer upstream) {
         JsonObject tiers = new JsonObject();
         for (Tier tier : Tier.values()) {
@@ -48,8 +56,24 @@ final class RouterFixture {
                         .put("port", FreePort.pick())
                         .put("maxBodyBytes", MAX_BODY)
                         .put("instances", 2))
+                .put("control", new JsonObject()
+                        .put("host", "127.0.0.1")
+                        .put("port", FreePort.pick())
+                        .put("stateFile", tempStateFile().toString()))
                 .put("kernel", new JsonObject().put("mode", "user"))
                 .put("tiers", tiers);
+    }
+
+    private static Path tempStateFile() {
+        try {
+            Path dir = Files.createTempDirectory("nexus-dataplane-test");
+            dir.toFile().deleteOnExit();
+            Path file = dir.resolve("state.json");
+            file.toFile().deleteOnExit();
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     static RouterRuntime start(JsonObject config, EventSink events) {
