@@ -28,6 +28,7 @@ import org.testcontainers.utility.DockerImageName;
 class DockerImageIT {
 
     private static final Path DOCKER_CLI = Path.of("/usr/bin/docker");
+    private static final Path BPF_STATS = Path.of("/proc/sys/kernel/bpf_stats_enabled");
 
     @Test
     void imageServesTheDemoInKernelMode() throws Exception {
@@ -41,6 +42,9 @@ class DockerImageIT {
             assertEquals(0, build.exitCode(), build::toString);
         }
 
+        // kernel.bpf_stats_enabled is global, not per network namespace: the router in the container
+        // switches it on for the host and must switch it back when it stops.
+        String statsBefore = Files.readString(BPF_STATS).trim();
         try (GenericContainer<?> router = new GenericContainer<>(DockerImageName.parse(image))
                 .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig()
                         .withCapAdd(Capability.ALL)
@@ -68,6 +72,15 @@ class DockerImageIT {
                 assertTrue(demo.getStdout().matches("(?s).*\\n" + tier + "\\s+" + tier + "\\s+" + tier + "\\s+\\d+\\s+\\S+\\s+200.*"),
                         () -> "no 200 " + tier + " row:\n" + demo.getStdout());
             }
+
+            // Testcontainers' close() kills the container: stop it with SIGTERM first, as
+            // `docker stop` and compose do, so the router detaches and restores what it changed.
+            router.getDockerClient().stopContainerCmd(router.getContainerId()).withTimeout(30).exec();
+            assertEquals(statsBefore, Files.readString(BPF_STATS).trim(),
+                    () -> "the router left kernel.bpf_stats_enabled changed on the host\n" + router.getLogs());
+        } finally {
+            // Whatever happened above, leave the host as the test found it.
+            Files.writeString(BPF_STATS, statsBefore);
         }
     }
 
