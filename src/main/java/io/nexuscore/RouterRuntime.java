@@ -6,6 +6,7 @@ import io.nexuscore.bpf.KernelDataPath;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.config.ConfigException;
@@ -42,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -84,15 +86,18 @@ public final class RouterRuntime implements AutoCloseable {
     private final Map<Tier, TierBackend> backends;
     private final WorkerExecutor resolverPool;
     private final List<AcceptorVerticle> acceptors;
+    private final AutoCloseable thresholdRefresh;
 
     private RouterRuntime(Vertx vertx, PrometheusMeterRegistry registry, DataPath dataPath,
-                          Map<Tier, TierBackend> backends, WorkerExecutor resolverPool, List<AcceptorVerticle> acceptors) {
+                          Map<Tier, TierBackend> backends, WorkerExecutor resolverPool, List<AcceptorVerticle> acceptors,
+                          AutoCloseable thresholdRefresh) {
         this.vertx = vertx;
         this.registry = registry;
         this.dataPath = dataPath;
         this.backends = backends;
         this.resolverPool = resolverPool;
         this.acceptors = acceptors;
+        this.thresholdRefresh = thresholdRefresh;
     }
 
     /** Starts everything from a validated config; on failure, releases what was started. */
@@ -120,12 +125,21 @@ public final class RouterRuntime implements AutoCloseable {
             Map<Tier, TierBackend> pools = TierPools.create(config, registry);
             started.addAll(pools.values());
 
+            // Upstream backends read thresholds on event loops: never the kernel map directly.
+            Supplier<Thresholds> upstreamThresholds = dataPath.thresholds()::read;
+            AutoCloseable thresholdRefresh = () -> { };
+            if (dataPath.blocking()) {
+                ThresholdSnapshot snapshot = new ThresholdSnapshot(vertx, dataPath.thresholds());
+                started.add(snapshot);
+                upstreamThresholds = snapshot;
+                thresholdRefresh = snapshot;
+            }
             Map<Tier, TierBackend> backends = new EnumMap<>(Tier.class);
             Map<Tier, String> models = new EnumMap<>(Tier.class);
             for (Tier tier : Tier.values()) {
                 TierConfig tierConfig = config.tier(tier);
                 TierBackend backend = tierConfig.upstream().isPresent()
-                        ? startedBy(started, new UpstreamTierBackend(vertx, tierConfig, dataPath.thresholds()::read))
+                        ? startedBy(started, new UpstreamTierBackend(vertx, tierConfig, upstreamThresholds))
                         : pools.get(tier);
                 backends.put(tier, backend);
                 models.put(tier, tierConfig.model());
@@ -154,7 +168,8 @@ public final class RouterRuntime implements AutoCloseable {
             LOG.log(Level.INFO, "nexuscore: data plane on {0}:{1} ({2} acceptors, native transport {3}, {4} mode)",
                     config.dataPlane().host(), String.valueOf(acceptors.get(0).actualPort()), instances,
                     vertx.isNativeTransportEnabled() ? "on" : "off", dataPath.mode());
-            return new RouterRuntime(vertx, registry, dataPath, backends, resolverPool, List.copyOf(acceptors));
+            return new RouterRuntime(vertx, registry, dataPath, backends, resolverPool, List.copyOf(acceptors),
+                    thresholdRefresh);
         } catch (RuntimeException e) {
             for (int i = started.size() - 1; i >= 0; i--) {
                 closeQuietly(started.get(i));
@@ -259,6 +274,7 @@ public final class RouterRuntime implements AutoCloseable {
             LOG.log(Level.WARNING, "verticles did not stop within 10 s", e);
         }
         backends.values().forEach(RouterRuntime::closeQuietly);
+        closeQuietly(thresholdRefresh);
         if (resolverPool != null) {
             closeQuietly(resolverPool::close);
         }
