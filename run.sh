@@ -10,11 +10,7 @@ if [ "$(id -u)" -eq 0 ]; then
   bash scripts/mount-bpffs.sh
 fi
 
-jar=$(ls target/nexuscore-*.jar 2>/dev/null | grep -v -- '-original' | head -1 || true)
-if [ -z "$jar" ] || [ -n "$(find pom.xml src -type f -newer "$jar" -print -quit)" ]; then
-  echo "run: building the jar (mvn package -DskipTests)" >&2
-  mvn -B -q -ntp package -DskipTests
-  jar=$(ls target/nexuscore-*.jar | grep -v -- '-original' | head -1)
-fi
+source scripts/build-lib.sh
+jar=$(nx_fresh_jar)
 
 exec java -jar "$jar" "$@"

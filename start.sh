@@ -28,12 +28,7 @@ else
   bash scripts/install-deps.sh || echo "start: not root, continuing without the missing packages" >&2
 fi
 
-jar="${NEXUSCORE_JAR:-$(nx_jar)}"
-if [ -z "${NEXUSCORE_JAR:-}" ] && { [ -z "$jar" ] || [ -n "$(find pom.xml src -type f -newer "$jar" -print -quit)" ]; }; then
-  echo "start: building the jar (mvn package -DskipTests)"
-  mvn -B -q -ntp package -DskipTests
-  jar="$(nx_jar)"
-fi
+jar="$(nx_fresh_jar)"
 [ -f "$jar" ] || { echo "start: no router jar at '$jar'" >&2; exit 1; }
 
 mkdir -p "$NX_RUN_DIR"

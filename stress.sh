@@ -11,13 +11,6 @@ cd "$NX_ROOT"
 
 cp_="${NEXUSCORE_CLASSPATH:-}"
 if [ -z "$cp_" ]; then
-  main_class=target/test-classes/io/nexuscore/bench/StressLoad.class
-  deps=target/test-classpath.txt
-  if [ ! -f "$main_class" ] || [ -n "$(find src pom.xml -type f -newer "$main_class" -print -quit)" ] \
-     || [ ! -f "$deps" ] || [ pom.xml -nt "$deps" ]; then
-    echo "stress: compiling the load generator (mvn test-compile)" >&2
-    mvn -B -q -ntp test-compile dependency:build-classpath -Dmdep.outputFile="$deps" -Dmdep.includeScope=test >&2
-  fi
-  cp_="target/test-classes:target/classes:$(cat "$deps")"
+  cp_="$(nx_test_classpath io.nexuscore.bench.StressLoad)"
 fi
 exec java -cp "$cp_" io.nexuscore.bench.StressLoad --url "$NX_DATA_URL" "$@"

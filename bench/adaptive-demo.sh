@@ -22,12 +22,8 @@ if [ -n "$attached" ]; then
 fi
 bash scripts/mount-bpffs.sh
 
-jar=$(ls target/nexuscore-*.jar 2>/dev/null | grep -v -- '-original' | head -1 || true)
-if [ -z "$jar" ] || [ -n "$(find pom.xml src -type f -newer "$jar" -print -quit)" ]; then
-  echo "adaptive-demo: building (mvn package -DskipTests)" >&2
-  mvn -B -q -ntp package -DskipTests
-  jar=$(ls target/nexuscore-*.jar | grep -v -- '-original' | head -1)
-fi
+source scripts/build-lib.sh
+jar=$(nx_fresh_jar)
 
 free_port() {
   while :; do

@@ -21,13 +21,9 @@ warmup=${2:-15}
 instances=${INSTANCES:-$(nproc)}
 loadgen_loops=${LOADGEN_LOOPS:-1}
 
-jar=$(ls target/nexuscore-*.jar 2>/dev/null | grep -v -- '-original' | head -1 || true)
-if [ -z "$jar" ] || [ -n "$(find pom.xml src -type f -newer "$jar" -print -quit)" ] || [ ! -d target/test-classes/io/nexuscore/bench ]; then
-  echo "bench: building (mvn package -DskipTests)" >&2
-  mvn -B -q -ntp package -DskipTests
-  jar=$(ls target/nexuscore-*.jar | grep -v -- '-original' | head -1)
-fi
-cp="$jar:target/test-classes"
+source scripts/build-lib.sh
+jar=$(nx_fresh_jar)
+cp=$(nx_test_classpath io.nexuscore.bench.LoadGenerator)
 
 free_port() {
   while :; do

@@ -14,11 +14,6 @@ if ! curl -fsS --max-time 2 "$NX_CONTROL_URL/healthz" >/dev/null 2>&1; then
 fi
 trap '$we_started && ./cleanup.sh >/dev/null' EXIT
 
-deps=target/test-classpath.txt
-main_class=target/test-classes/io/nexuscore/bench/IsolationBench.class
-if [ ! -f "$main_class" ] || [ -n "$(find src pom.xml -type f -newer "$main_class" -print -quit)" ] \
-   || [ ! -f "$deps" ] || [ pom.xml -nt "$deps" ]; then
-  mvn -B -q -ntp test-compile dependency:build-classpath -Dmdep.outputFile="$deps" -Dmdep.includeScope=test >&2
-fi
+cp_="$(nx_test_classpath io.nexuscore.bench.IsolationBench)"
 echo "router: $(curl -fsS "$NX_CONTROL_URL/healthz")"
-java -cp "target/test-classes:target/classes:$(cat "$deps")" io.nexuscore.bench.IsolationBench --url "$NX_DATA_URL" "$@"
+java -cp "$cp_" io.nexuscore.bench.IsolationBench --url "$NX_DATA_URL" "$@"

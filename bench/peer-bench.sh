@@ -33,18 +33,8 @@ wait_for() {   # URL DESCRIPTION PID
 }
 
 # The router jar and the benchmark classes.
-jar="${NEXUSCORE_JAR:-$(nx_jar)}"
-if [ -z "${NEXUSCORE_JAR:-}" ] && { [ -z "$jar" ] || [ -n "$(find pom.xml src/main -type f -newer "$jar" -print -quit)" ]; }; then
-  mvn -B -q -ntp package -DskipTests >&2
-  jar="$(nx_jar)"
-fi
-deps=target/test-classpath.txt
-if [ ! -f target/test-classes/io/nexuscore/bench/PeerBench.class ] \
-   || [ -n "$(find src/test pom.xml -type f -newer target/test-classes/io/nexuscore/bench/PeerBench.class -print -quit)" ] \
-   || [ ! -f "$deps" ] || [ pom.xml -nt "$deps" ]; then
-  mvn -B -q -ntp test-compile dependency:build-classpath -Dmdep.outputFile="$deps" -Dmdep.includeScope=test >&2
-fi
-cp_="target/test-classes:target/classes:$(cat "$deps")"
+jar="$(nx_fresh_jar)"
+cp_="$(nx_test_classpath io.nexuscore.bench.PeerBench)"
 
 echo "peer-bench: installing @portkey-ai/gateway@$portkey_version (npm, into $tmp)"
 npm install --silent --no-audit --no-fund --prefix "$tmp/portkey" "@portkey-ai/gateway@$portkey_version" >"$tmp/npm.log" 2>&1 \

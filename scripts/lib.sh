@@ -4,6 +4,7 @@
 # directory can run beside the default one. NEXUSCORE_RUN_DIR moves the PID and log files.
 
 NX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$NX_ROOT/scripts/build-lib.sh"
 NX_RUN_DIR="${NEXUSCORE_RUN_DIR:-$NX_ROOT/run}"
 NX_PID_FILE="$NX_RUN_DIR/router.pid"
 NX_LOG_FILE="$NX_RUN_DIR/router.log"
@@ -40,11 +41,6 @@ nx_router_pid() {
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q nexuscore; then
     echo "$pid"
   fi
-}
-
-# nx_jar: the router's shaded jar (not the -original one), or nothing.
-nx_jar() {
-  ls "$NX_ROOT"/target/nexuscore-*.jar 2>/dev/null | grep -v -- '-original' | head -1 || true
 }
 
 # nx_attached_progs DEV HOOK NAME: ids of programs on DEV's HOOK (xdp or tc) whose name is NAME.
