@@ -29,7 +29,6 @@ import io.nexuscore.control.UserSpaceKernelControl;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.tiers.TierPoolState;
 import io.nexuscore.tiers.TierPools;
-import io.nexuscore.tiers.TierStats;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.upstream.UpstreamTierBackend;
 import io.vertx.core.DeploymentOptions;
@@ -228,15 +227,9 @@ public final class RouterRuntime implements AutoCloseable {
     /** The control plane, over the same thresholds, events and registry as the data plane. */
     static Future<?> deployControlPlane(Vertx vertx, RouterConfig config, PrometheusMeterRegistry registry,
                                         DataPath dataPath, EventHub events, Map<Tier, TierBackend> backends) {
-        Map<Tier, TierStats> pools = new EnumMap<>(Tier.class);
-        backends.forEach((tier, backend) -> {
-            if (backend instanceof TierStats stats) {
-                pools.put(tier, stats);
-            }
-        });
         TierStateView view = TierStateView.ofRecords(() -> {
             Map<Tier, TierPoolState> states = new EnumMap<>(Tier.class);
-            pools.forEach((tier, stats) -> states.put(tier, stats.state()));
+            backends.forEach((tier, backend) -> backend.poolState().ifPresent(state -> states.put(tier, state)));
             return states;
         });
         return vertx.deployVerticle(new ControlVerticle(config.control(), dataPath.control(), view, events, registry));

@@ -6,8 +6,8 @@ import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.adapt.AdaptiveStatus;
 import io.nexuscore.adapt.Recalibration;
 import io.nexuscore.classify.Tier;
-import io.nexuscore.http.ControlProblems.Kind;
-import io.nexuscore.http.ControlProblems.Problem;
+import io.nexuscore.http.ProblemType;
+import io.nexuscore.http.ProblemException;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Optional;
@@ -44,7 +44,7 @@ public final class AdaptiveJson {
                         (int) raiseAfter.orElse(current.raiseAfter()));
             } catch (AdaptiveSettings.InvalidSetting e) {
                 String field = e.field().equals("nano_target_p95_us") ? "nano_target_p95_ms" : e.field();
-                throw new Problem(Kind.INVALID_VALUE, e.getMessage(), field);
+                throw new ProblemException(ProblemType.INVALID_VALUE, e.getMessage(), field);
             }
         }
     }

@@ -3,7 +3,8 @@ package io.nexuscore.control;
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.adapt.AdaptiveJson;
 import io.nexuscore.events.EventHub;
-import io.nexuscore.http.ControlProblems;
+import io.nexuscore.http.Problem;
+import io.nexuscore.http.Problems;
 import io.nexuscore.tenants.Ipv4Prefix;
 import io.nexuscore.tenants.TenantPolicies;
 
@@ -12,8 +13,8 @@ import io.nexuscore.adapt.AdaptiveStatus;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.ControlConfig;
-import io.nexuscore.http.ControlProblems.Kind;
-import io.nexuscore.http.ControlProblems.Problem;
+import io.nexuscore.http.ProblemType;
+import io.nexuscore.http.ProblemException;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -159,13 +160,9 @@ public final class ControlVerticle extends VerticleBase {
         r.get("/metrics").handler(this::getMetrics);
         r.get("/healthz").handler(this::getHealth);
         r.route().failureHandler(this::renderFailure);
-        r.errorHandler(404, ctx -> ControlProblems.send(ctx, Kind.NOT_FOUND,
-                "no resource at " + ctx.request().path(), Optional.empty()));
-        r.errorHandler(405, ctx -> {
-            ctx.response().putHeader(HttpHeaders.ALLOW, String.join(", ", allowedMethods(r, ctx.request().path())));
-            ControlProblems.send(ctx, Kind.METHOD_NOT_ALLOWED,
-                    ctx.request().method() + " is not allowed on " + ctx.request().path(), Optional.empty());
-        });
+        r.errorHandler(404, ctx -> sendProblem(ctx, Problems.notFound(ctx.request().path())));
+        r.errorHandler(405, ctx -> sendProblem(ctx, Problems.methodNotAllowed(ctx.request().method().name(),
+                ctx.request().path(), allowedMethods(r, ctx.request().path()))));
         return r;
     }
 
@@ -200,9 +197,9 @@ public final class ControlVerticle extends VerticleBase {
         ctx.response().putHeader("WWW-Authenticate", header == null
                 ? "Bearer realm=\"nexuscore-control\""
                 : "Bearer realm=\"nexuscore-control\", error=\"invalid_token\"");
-        ControlProblems.send(ctx, Kind.UNAUTHORIZED, header == null
+        sendProblem(ctx, ProblemType.UNAUTHORIZED.problem(header == null
                 ? "this endpoint requires 'Authorization: Bearer <token>'"
-                : "the bearer token is not the configured one", Optional.empty());
+                : "the bearer token is not the configured one"));
     }
 
     // --- thresholds -------------------------------------------------------------------------------
@@ -220,7 +217,7 @@ public final class ControlVerticle extends VerticleBase {
             try {
                 return keeper.apply(p);
             } catch (ThresholdKeeper.OrderViolation e) {
-                throw new Problem(Kind.INVALID_VALUE, e.getMessage(), e.field);
+                throw new ProblemException(ProblemType.INVALID_VALUE, e.getMessage(), e.field);
             }
         }).onSuccess(t -> json(ctx, 200, ThresholdKeeper.toJson(t)));
     }
@@ -244,7 +241,7 @@ public final class ControlVerticle extends VerticleBase {
         try {
             return work.call();
         } catch (KernelControl.NotInKernelMode e) {
-            throw new Problem(Kind.NOT_IN_KERNEL_MODE, e.getMessage());
+            throw new ProblemException(ProblemType.NOT_IN_KERNEL_MODE, e.getMessage());
         }
     }
 
@@ -303,13 +300,13 @@ public final class ControlVerticle extends VerticleBase {
             policy = new TenantPolicy(Ipv4Prefix.parse(prefixText), Tier.fromLabel(floorText));
         } catch (IllegalArgumentException e) {
             String field = e.getMessage().startsWith("unknown tier") ? "floor" : "prefix";
-            throw new Problem(Kind.INVALID_VALUE, field + ": " + e.getMessage(), field);
+            throw new ProblemException(ProblemType.INVALID_VALUE, field + ": " + e.getMessage(), field);
         }
         blocking(ctx, () -> {
             try {
                 return kernel.tenants().put(id, policy);
             } catch (TenantPolicies.PrefixInUse e) {
-                throw new Problem(Kind.CONFLICT, e.getMessage(), "prefix");
+                throw new ProblemException(ProblemType.CONFLICT, e.getMessage(), "prefix");
             }
         }).onSuccess(created -> {
             if (created) {
@@ -325,7 +322,7 @@ public final class ControlVerticle extends VerticleBase {
             if (existed) {
                 ctx.response().setStatusCode(204).end();
             } else {
-                ControlProblems.send(ctx, Kind.NOT_FOUND, "no tenant '" + id + "'", Optional.empty());
+                sendProblem(ctx, ProblemType.NOT_FOUND.problem("no tenant '" + id + "'"));
             }
         });
     }
@@ -333,7 +330,7 @@ public final class ControlVerticle extends VerticleBase {
     private static String tenantId(RoutingContext ctx) {
         String id = ctx.pathParam("id");
         if (id == null || !TENANT_ID.matcher(id).matches()) {
-            throw new Problem(Kind.INVALID_VALUE,
+            throw new ProblemException(ProblemType.INVALID_VALUE,
                     "tenant id must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", "id");
         }
         return id;
@@ -354,7 +351,7 @@ public final class ControlVerticle extends VerticleBase {
             if (path.isPresent()) {
                 Path p = Path.of(path.get());
                 if (!p.isAbsolute()) {
-                    throw new Problem(Kind.INVALID_VALUE, "object must be an absolute path on the router's host", "object");
+                    throw new ProblemException(ProblemType.INVALID_VALUE, "object must be an absolute path on the router's host", "object");
                 }
                 object = Optional.of(p);
             }
@@ -364,12 +361,12 @@ public final class ControlVerticle extends VerticleBase {
             try {
                 return kernel.reload(requested);
             } catch (KernelControl.NotInKernelMode e) {
-                throw new Problem(Kind.NOT_IN_KERNEL_MODE, e.getMessage());
+                throw new ProblemException(ProblemType.NOT_IN_KERNEL_MODE, e.getMessage());
             } catch (IllegalArgumentException e) {
-                throw new Problem(Kind.INVALID_VALUE, e.getMessage(), "object");
+                throw new ProblemException(ProblemType.INVALID_VALUE, e.getMessage(), "object");
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "classifier reload failed", e);
-                throw new Problem(Kind.RELOAD_FAILED, String.valueOf(e.getMessage()));
+                throw new ProblemException(ProblemType.RELOAD_FAILED, String.valueOf(e.getMessage()));
             }
         }).onSuccess(result -> {
             JsonObject json = new JsonObject()
@@ -418,19 +415,26 @@ public final class ControlVerticle extends VerticleBase {
 
     private void renderFailure(RoutingContext ctx) {
         Throwable failure = ctx.failure();
-        if (failure instanceof Problem p) {
-            ControlProblems.send(ctx, p);
+        if (failure instanceof ProblemException p) {
+            sendProblem(ctx, p.problem());
         } else if (failure instanceof HttpException h && h.getStatusCode() == 413) {
-            ControlProblems.send(ctx, Kind.BODY_TOO_LARGE, "bodies are limited to " + MAX_BODY_BYTES + " bytes",
-                    Optional.empty());
+            sendProblem(ctx, ProblemType.BODY_TOO_LARGE.problem("bodies are limited to " + MAX_BODY_BYTES + " bytes"));
         } else if (failure == null && ctx.statusCode() == 413) {
-            ControlProblems.send(ctx, Kind.BODY_TOO_LARGE, "bodies are limited to " + MAX_BODY_BYTES + " bytes",
-                    Optional.empty());
+            sendProblem(ctx, ProblemType.BODY_TOO_LARGE.problem("bodies are limited to " + MAX_BODY_BYTES + " bytes"));
         } else {
             LOG.log(Level.ERROR, "control request " + ctx.request().method() + " " + ctx.request().path() + " failed",
                     failure);
-            ControlProblems.send(ctx, Kind.INTERNAL, failure == null ? "status " + ctx.statusCode()
-                    : String.valueOf(failure.getMessage()), Optional.empty());
+            sendProblem(ctx, ProblemType.INTERNAL.problem(failure == null ? "status " + ctx.statusCode()
+                    : String.valueOf(failure.getMessage())));
         }
+    }
+
+    /** One renderer for every control-plane error; a response already under way can only be reset. */
+    private static void sendProblem(RoutingContext ctx, Problem problem) {
+        if (ctx.response().headWritten()) {
+            ctx.response().reset();
+            return;
+        }
+        problem.send(ctx.response(), ctx.request().path());
     }
 }

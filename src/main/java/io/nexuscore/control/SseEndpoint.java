@@ -2,8 +2,8 @@ package io.nexuscore.control;
 
 import io.nexuscore.events.EventHub;
 
-import io.nexuscore.http.ControlProblems.Kind;
-import io.nexuscore.http.ControlProblems.Problem;
+import io.nexuscore.http.ProblemType;
+import io.nexuscore.http.ProblemException;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -125,7 +125,7 @@ final class SseEndpoint {
             for (String t : param.split(",", -1)) {
                 String type = t.strip();
                 if (!TYPE.matcher(type).matches()) {
-                    throw new Problem(Kind.INVALID_REQUEST, "event type '" + type
+                    throw new ProblemException(ProblemType.INVALID_REQUEST, "event type '" + type
                             + "' is not a type name (lower-case letters, digits, '_' or '-'), e.g. types=request,threshold",
                             "types");
                 }
@@ -146,7 +146,7 @@ final class SseEndpoint {
             }
             return OptionalLong.of(id);
         } catch (NumberFormatException e) {
-            throw new Problem(Kind.INVALID_REQUEST, "Last-Event-ID must be a non-negative integer event id, got '"
+            throw new ProblemException(ProblemType.INVALID_REQUEST, "Last-Event-ID must be a non-negative integer event id, got '"
                     + header + "'", "Last-Event-ID");
         }
     }

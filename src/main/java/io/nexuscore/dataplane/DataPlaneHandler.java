@@ -7,13 +7,14 @@ import io.nexuscore.classify.Tier;
 import io.nexuscore.config.DataPlaneConfig;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.http.Problem;
+import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierReply;
-import io.nexuscore.tiers.upstream.StreamingBackend;
-import io.nexuscore.tiers.upstream.UpstreamStream;
+import io.nexuscore.tiers.StreamingBackend;
+import io.nexuscore.tiers.UpstreamStream;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
@@ -30,12 +31,13 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 
 /**
  * The per-request pipeline, shared by every acceptor instance (it holds no per-connection state):
@@ -247,8 +249,10 @@ public final class DataPlaneHandler {
                 .putHeader(HEADER_SCORE, Integer.toString(resolution.score()))
                 .putHeader(HEADER_ROUTE_SOURCE, resolution.source().label());
         TierBackend backend = backends.get(resolution.tier());
-        if (served.parsed.stream() && backend instanceof StreamingBackend streaming) {
-            streaming.openStream(served.parsed.work()).onComplete(ar -> {
+        Context context = Vertx.currentContext();
+        Optional<StreamingBackend> streaming = served.parsed.stream() ? backend.streaming() : Optional.empty();
+        if (streaming.isPresent()) {
+            onContext(context, () -> streaming.get().openStream(served.parsed.work())).onComplete(ar -> {
                 if (ar.succeeded()) {
                     passThrough(served, resolution, ar.result());
                 } else {
@@ -257,20 +261,24 @@ public final class DataPlaneHandler {
             });
             return;
         }
-        CompletableFuture<TierReply> reply;
-        try {
-            reply = backend.submit(served.parsed.work());
-        } catch (RuntimeException e) {
-            reply = CompletableFuture.failedFuture(e);
-        }
-        Context context = Vertx.currentContext();
-        Future.fromCompletionStage(reply, context).onComplete(ar -> {
+        onContext(context, () -> backend.submit(served.parsed.work())).onComplete(ar -> {
             if (ar.succeeded()) {
                 answer(served, resolution, ar.result(), response);
             } else {
                 fail(served, resolution, ar.cause());
             }
         });
+    }
+
+    /** The one place the tier edge's CompletableFuture becomes a Vert.x future, back on the request's context. */
+    private static <T> Future<T> onContext(Context context, Supplier<CompletableFuture<T>> call) {
+        CompletableFuture<T> result;
+        try {
+            result = call.get();
+        } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+        }
+        return Future.fromCompletionStage(result, context);
     }
 
     private void answer(Served served, Resolution resolution, TierReply reply, HttpServerResponse response) {
@@ -306,10 +314,10 @@ public final class DataPlaneHandler {
             if (ar.failed()) {
                 LOG.log(Level.DEBUG, "stream from tier {0} broke off: {1}", resolution.tier().label(), ar.cause());
                 stream.cancel().run();
-                metrics.httpError(TierFailure.Kind.UPSTREAM.label());
+                metrics.httpError(ProblemType.UPSTREAM.slug());
                 served.request.connection().close();
             }
-            completed(served, resolution, null, ar.succeeded() ? 200 : TierFailure.Kind.UPSTREAM.httpStatus());
+            completed(served, resolution, null, ar.succeeded() ? 200 : ProblemType.UPSTREAM.status());
         });
     }
 
@@ -317,7 +325,7 @@ public final class DataPlaneHandler {
         Throwable failure = cause instanceof CompletionException && cause.getCause() != null ? cause.getCause() : cause;
         Problem problem;
         if (failure instanceof TierFailure tierFailure) {
-            problem = tierProblem(resolution.tier(), tierFailure);
+            problem = TierFailureProblems.of(resolution.tier(), tierFailure);
         } else {
             LOG.log(Level.ERROR, "tier " + resolution.tier().label() + " failed unexpectedly", failure);
             problem = Problems.internal("tier " + resolution.tier().label() + " failed: " + failure);
@@ -326,33 +334,10 @@ public final class DataPlaneHandler {
         completed(served, resolution, null, problem.status());
     }
 
-    static Problem tierProblem(Tier tier, TierFailure failure) {
-        TierFailure.Kind kind = failure.kind();
-        String prefix = "tier " + tier.label() + ": ";
-        String message = String.valueOf(failure.getMessage());
-        Problem problem = new Problem(kind.label(), title(kind), kind.httpStatus(),
-                message.startsWith(prefix) ? message : prefix + message);
-        if (kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED) {
-            problem = problem.withHeader("Retry-After", "1");
-        }
-        return problem;
-    }
-
-    private static String title(TierFailure.Kind kind) {
-        return switch (kind) {
-            case QUEUE_FULL -> "Tier queue full";
-            case MEMORY_LIMIT -> "Tier memory limit exceeded";
-            case DEADLINE -> "Tier deadline exceeded";
-            case GUEST_TRAP -> "Tier worker trapped";
-            case UPSTREAM -> "Tier upstream failed";
-            case CLOSED -> "Tier shutting down";
-        };
-    }
-
     private void completed(Served served, Resolution resolution, Tier observed, int status) {
         long latencyNanos = System.nanoTime() - served.start;
         metrics.request(resolution.tier(), status, latencyNanos);
-        if (status < 300 || status == TierFailure.Kind.DEADLINE.httpStatus()) {
+        if (status < 300 || status == ProblemType.DEADLINE.status()) {
             // Instant refusals (queue full, bad upstream) would drag the tier's P95 down and hide
             // its overload from the feedback loop; a deadline is a true, slow latency.
             latencyRecorder.record(resolution.tier(), latencyNanos);
@@ -360,17 +345,8 @@ public final class DataPlaneHandler {
         if (events == EventSink.DISCARD) {
             return;
         }
-        Instant now = Instant.now();
-        events.publish("request", new JsonObject()
-                .put("timestamp_ns", now.getEpochSecond() * 1_000_000_000L + now.getNano())
-                .put("tenant", served.tenant)
-                .put("endpoint", served.endpoint.task())
-                .put("assigned_tier", resolution.tier().label())
-                .put("observed_tier", observed == null ? null : observed.label())
-                .put("score", resolution.score())
-                .put("route_source", resolution.source().label())
-                .put("status", status)
-                .put("latency_us", latencyNanos / 1_000));
+        events.publish(RequestEvent.TYPE, RequestEvent.of(served.tenant, served.endpoint, resolution, observed, status,
+                latencyNanos));
     }
 
     private void reject(HttpServerRequest request, Problem problem) {

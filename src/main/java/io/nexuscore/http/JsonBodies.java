@@ -1,7 +1,5 @@
 package io.nexuscore.http;
 
-import io.nexuscore.http.ControlProblems.Kind;
-import io.nexuscore.http.ControlProblems.Problem;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
@@ -30,22 +28,22 @@ public final class JsonBodies {
             if (optional) {
                 return Optional.empty();
             }
-            throw new Problem(Kind.MALFORMED_JSON, "a JSON object body is required");
+            throw new ProblemException(ProblemType.MALFORMED_JSON, "a JSON object body is required");
         }
         String contentType = ctx.request().getHeader("Content-Type");
         String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].strip().toLowerCase(java.util.Locale.ROOT);
         if (!mediaTypes.contains(mediaType)) {
-            throw new Problem(Kind.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be one of " + mediaTypes
+            throw new ProblemException(ProblemType.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be one of " + mediaTypes
                     + ", got " + (contentType == null ? "none" : "'" + contentType + "'"));
         }
         Object value;
         try {
             value = Json.decodeValue(body);
         } catch (DecodeException e) {
-            throw new Problem(Kind.MALFORMED_JSON, "body is not valid JSON: " + firstLine(e.getMessage()));
+            throw new ProblemException(ProblemType.MALFORMED_JSON, "body is not valid JSON: " + firstLine(e.getMessage()));
         }
         if (!(value instanceof JsonObject object)) {
-            throw new Problem(Kind.INVALID_REQUEST, "body must be a JSON object");
+            throw new ProblemException(ProblemType.INVALID_REQUEST, "body must be a JSON object");
         }
         return Optional.of(object);
     }
@@ -53,7 +51,7 @@ public final class JsonBodies {
     public static void allowOnly(JsonObject object, Set<String> known) {
         for (String name : object.fieldNames()) {
             if (!known.contains(name)) {
-                throw new Problem(Kind.INVALID_REQUEST, "unknown field '" + name + "' (known: " + known + ")", name);
+                throw new ProblemException(ProblemType.INVALID_REQUEST, "unknown field '" + name + "' (known: " + known + ")", name);
             }
         }
     }
@@ -65,17 +63,17 @@ public final class JsonBodies {
         }
         Object value = object.getValue(field);
         if (value == null) {
-            throw new Problem(Kind.INVALID_VALUE, field + " cannot be removed (null); give an integer in 0..255", field);
+            throw new ProblemException(ProblemType.INVALID_VALUE, field + " cannot be removed (null); give an integer in 0..255", field);
         }
         if (!(value instanceof Number n)) {
-            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
         }
         BigDecimal decimal = new BigDecimal(n.toString());
         if (decimal.signum() != 0 && decimal.stripTrailingZeros().scale() > 0) {
-            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + n, field);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + n, field);
         }
         if (decimal.compareTo(BigDecimal.ZERO) < 0 || decimal.compareTo(BigDecimal.valueOf(255)) > 0) {
-            throw new Problem(Kind.INVALID_VALUE, field + " must be in 0..255, got " + n, field);
+            throw new ProblemException(ProblemType.INVALID_VALUE, field + " must be in 0..255, got " + n, field);
         }
         return OptionalInt.of(decimal.intValueExact());
     }
@@ -87,18 +85,18 @@ public final class JsonBodies {
         }
         Object value = object.getValue(field);
         if (value == null) {
-            throw new Problem(Kind.INVALID_VALUE, field + " cannot be removed (null); give an integer in "
+            throw new ProblemException(ProblemType.INVALID_VALUE, field + " cannot be removed (null); give an integer in "
                     + min + ".." + max, field);
         }
         if (!(value instanceof Number n)) {
-            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
         }
         BigDecimal decimal = new BigDecimal(n.toString());
         if (decimal.signum() != 0 && decimal.stripTrailingZeros().scale() > 0) {
-            throw new Problem(Kind.INVALID_REQUEST, field + " must be an integer, got " + n, field);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + n, field);
         }
         if (decimal.compareTo(BigDecimal.valueOf(min)) < 0 || decimal.compareTo(BigDecimal.valueOf(max)) > 0) {
-            throw new Problem(Kind.INVALID_VALUE, field + " must be in " + min + ".." + max + ", got " + n, field);
+            throw new ProblemException(ProblemType.INVALID_VALUE, field + " must be in " + min + ".." + max + ", got " + n, field);
         }
         return OptionalLong.of(decimal.longValueExact());
     }
@@ -110,7 +108,7 @@ public final class JsonBodies {
         }
         Object value = object.getValue(field);
         if (!(value instanceof Boolean b)) {
-            throw new Problem(Kind.INVALID_REQUEST, field + " must be true or false, got " + Json.encode(value), field);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be true or false, got " + Json.encode(value), field);
         }
         return Optional.of(b);
     }
@@ -120,12 +118,12 @@ public final class JsonBodies {
         Object value = object.getValue(field);
         if (value == null) {
             if (required) {
-                throw new Problem(Kind.INVALID_REQUEST, field + " is required", field);
+                throw new ProblemException(ProblemType.INVALID_REQUEST, field + " is required", field);
             }
             return Optional.empty();
         }
         if (!(value instanceof String s)) {
-            throw new Problem(Kind.INVALID_REQUEST, field + " must be a string, got " + Json.encode(value), field);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be a string, got " + Json.encode(value), field);
         }
         return Optional.of(s);
     }

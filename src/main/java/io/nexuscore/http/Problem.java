@@ -5,53 +5,68 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * An RFC 9457 problem: the one error body both listeners send. {@code type} is stable per failure
  * (clients and the openapi.yaml key on it); {@code detail} is for humans and may change.
  *
- * @param slug    the last segment of the type URI, also the {@code type} label of error metrics
- * @param title   short, fixed summary of the problem type
- * @param status  HTTP status
+ * @param kind    the catalogue entry: type URI, title, default status
+ * @param status  HTTP status (the kind's, but for malformed-http, which says 400, 414 or 431)
  * @param detail  what went wrong with this request
+ * @param field   the request field at fault, for validation failures
  * @param headers extra response headers (Allow, Retry-After)
  */
-public record Problem(String slug, String title, int status, String detail, Map<String, String> headers) {
+public record Problem(ProblemType kind, int status, String detail, Optional<String> field, Map<String, String> headers) {
 
     /** Problem types are {@code TYPE_BASE + slug}; the URI identifies, it need not resolve. */
-    public static final String TYPE_BASE = "https://nexuscore.io/problems/";
-    public static final String CONTENT_TYPE = "application/problem+json";
+    public static final String TYPE_BASE = ProblemType.TYPE_BASE;
+    public static final String CONTENT_TYPE = ProblemType.CONTENT_TYPE;
 
     public Problem {
-        Objects.requireNonNull(slug, "slug");
-        Objects.requireNonNull(title, "title");
+        Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(detail, "detail");
+        Objects.requireNonNull(field, "field");
         headers = Map.copyOf(headers);
         if (status < 400 || status > 599) {
             throw new IllegalArgumentException("a problem needs a 4xx or 5xx status, got " + status);
         }
     }
 
-    public Problem(String slug, String title, int status, String detail) {
-        this(slug, title, status, detail, Map.of());
+    public Problem(ProblemType kind, int status, String detail) {
+        this(kind, status, detail, Optional.empty(), Map.of());
+    }
+
+    /** The last segment of the type URI, also the {@code type} label of error metrics. */
+    public String slug() {
+        return kind.slug();
+    }
+
+    public String title() {
+        return kind.title();
     }
 
     public String type() {
-        return TYPE_BASE + slug;
+        return kind.type();
     }
 
     public Problem withHeader(String name, String value) {
         var copy = new java.util.HashMap<>(headers);
         copy.put(name, value);
-        return new Problem(slug, title, status, detail, copy);
+        return new Problem(kind, status, detail, field, copy);
+    }
+
+    public Problem withField(String name) {
+        return new Problem(kind, status, detail, Optional.ofNullable(name), headers);
     }
 
     public JsonObject toJson(String instance) {
         JsonObject json = new JsonObject()
                 .put("type", type())
-                .put("title", title)
+                .put("title", title())
                 .put("status", status)
                 .put("detail", detail);
+        field.ifPresent(f -> json.put("field", f));
         if (instance != null) {
             json.put("instance", instance);
         }

@@ -10,6 +10,15 @@ public final class ProblemException extends RuntimeException {
         this.problem = problem;
     }
 
+    public ProblemException(ProblemType kind, String detail) {
+        this(kind.problem(detail));
+    }
+
+    /** @param field the request field at fault */
+    public ProblemException(ProblemType kind, String detail, String field) {
+        this(kind.problem(detail).withField(field));
+    }
+
     public Problem problem() {
         return problem;
     }

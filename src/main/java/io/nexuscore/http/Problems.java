@@ -2,40 +2,38 @@ package io.nexuscore.http;
 
 import java.util.Collection;
 
-/** The problem types shared by both listeners. Slugs are part of the API contract: never rename. */
+/** Problems whose detail or headers both listeners phrase the same way. */
 public final class Problems {
 
     private Problems() {
     }
 
     public static Problem malformedHttp(int status, String detail) {
-        return new Problem("malformed-http", "Malformed HTTP request", status, detail);
+        return new Problem(ProblemType.MALFORMED_HTTP, status, detail);
     }
 
     public static Problem malformedJson(String detail) {
-        return new Problem("malformed-json", "Request body is not valid JSON", 400, detail);
+        return ProblemType.MALFORMED_JSON.problem(detail);
     }
 
     public static Problem invalidRequest(String detail) {
-        return new Problem("invalid-request", "Request body does not match the expected shape", 400, detail);
+        return ProblemType.INVALID_REQUEST.problem(detail);
     }
 
     public static Problem bodyTooLarge(long limit) {
-        return new Problem("body-too-large", "Request body too large", 413,
-                "request bodies are limited to " + limit + " bytes");
+        return ProblemType.BODY_TOO_LARGE.problem("request bodies are limited to " + limit + " bytes");
     }
 
     public static Problem notFound(String path) {
-        return new Problem("not-found", "No such endpoint", 404, "no endpoint at " + path);
+        return ProblemType.NOT_FOUND.problem("no resource at " + path);
     }
 
     public static Problem methodNotAllowed(String method, String path, Collection<String> allowed) {
-        return new Problem("method-not-allowed", "Method not allowed", 405,
-                method + " is not allowed on " + path)
+        return ProblemType.METHOD_NOT_ALLOWED.problem(method + " is not allowed on " + path)
                 .withHeader("Allow", String.join(", ", allowed));
     }
 
     public static Problem internal(String detail) {
-        return new Problem("internal", "Internal error", 500, detail);
+        return ProblemType.INTERNAL.problem(detail);
     }
 }

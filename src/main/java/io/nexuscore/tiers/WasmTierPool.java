@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -39,7 +40,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * away and instantiates a fresh one before it takes more work, while the other workers keep serving.
  * Worker threads pin themselves to the tier's CPU set.
  */
-public final class WasmTierPool implements TierBackend, TierStats {
+public final class WasmTierPool implements TierBackend {
 
     private static final System.Logger LOG = System.getLogger(WasmTierPool.class.getName());
     private static final long IDLE_POLL_MS = 100;
@@ -235,6 +236,10 @@ public final class WasmTierPool implements TierBackend, TierStats {
     }
 
     @Override
+    public Optional<TierPoolState> poolState() {
+        return Optional.of(state());
+    }
+
     public TierPoolState state() {
         int busy = 0;
         for (Worker w : workers) {

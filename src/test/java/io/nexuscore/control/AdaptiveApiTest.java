@@ -1,5 +1,5 @@
 package io.nexuscore.control;
-import io.nexuscore.http.ControlProblems;
+import io.nexuscore.http.ProblemType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -41,7 +41,7 @@ class AdaptiveApiTest {
                 .compose(get -> {
                     ctx.verify(() -> {
                         assertEquals(409, get.statusCode());
-                        assertEquals(ControlProblems.TYPE_PREFIX + "not-in-kernel-mode", get.bodyAsJsonObject().getString("type"));
+                        assertEquals(ProblemType.TYPE_BASE + "not-in-kernel-mode", get.bodyAsJsonObject().getString("type"));
                     });
                     return patch("{\"period_ms\": 10}");
                 })

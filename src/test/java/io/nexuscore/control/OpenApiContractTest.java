@@ -1,5 +1,5 @@
 package io.nexuscore.control;
-import io.nexuscore.http.ControlProblems;
+import io.nexuscore.http.ProblemType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -140,11 +140,11 @@ class OpenApiContractTest {
 
     @Test
     @SuppressWarnings("unchecked")
-    void everyProblemTypeTheControlPlaneSendsIsDocumented() {
+    void everyProblemTypeEitherListenerSendsIsDocumented() {
         Map<String, Object> problem = (Map<String, Object>) resolve("#/components/schemas/Problem");
         List<String> documented = (List<String>) ((Map<String, Object>) ((Map<String, Object>) problem.get("properties"))
                 .get("type")).get("enum");
-        for (ControlProblems.Kind kind : ControlProblems.Kind.values()) {
+        for (ProblemType kind : ProblemType.values()) {
             assertTrue(documented.contains(kind.type()), kind.type() + " is not in the Problem schema's type enum");
         }
     }

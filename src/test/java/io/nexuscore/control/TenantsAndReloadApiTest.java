@@ -1,5 +1,5 @@
 package io.nexuscore.control;
-import io.nexuscore.http.ControlProblems;
+import io.nexuscore.http.ProblemType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -72,7 +72,7 @@ class TenantsAndReloadApiTest {
                 })
                 .onComplete(ctx.succeeding(again -> ctx.verify(() -> {
                     assertEquals(404, again.statusCode());
-                    assertEquals(ControlProblems.TYPE_PREFIX + "not-found", again.bodyAsJsonObject().getString("type"));
+                    assertEquals(ProblemType.TYPE_BASE + "not-found", again.bodyAsJsonObject().getString("type"));
                     assertEquals(Optional.empty(), kernel.tenantFloors().floorFor(0xC0000207));
                     ctx.completeNow();
                 })));
@@ -119,7 +119,7 @@ class TenantsAndReloadApiTest {
                 .compose(f -> fx.authed(fx.client.post(fx.port, "127.0.0.1", "/classifier/reload")).send())
                 .onComplete(ctx.succeeding(r -> ctx.verify(() -> {
                     assertEquals(409, r.statusCode());
-                    assertEquals(ControlProblems.TYPE_PREFIX + "not-in-kernel-mode", r.bodyAsJsonObject().getString("type"));
+                    assertEquals(ProblemType.TYPE_BASE + "not-in-kernel-mode", r.bodyAsJsonObject().getString("type"));
                     assertEquals(0, fx.hub.lastId());
                     ctx.completeNow();
                 })));
@@ -156,14 +156,14 @@ class TenantsAndReloadApiTest {
                 .compose(notFound -> {
                     ctx.verify(() -> {
                         assertEquals(404, notFound.statusCode());
-                        assertEquals(ControlProblems.CONTENT_TYPE, notFound.getHeader("Content-Type"));
+                        assertEquals(ProblemType.CONTENT_TYPE, notFound.getHeader("Content-Type"));
                     });
                     return fx.authed(fx.client.delete(fx.port, "127.0.0.1", "/thresholds")).send();
                 })
                 .onComplete(ctx.succeeding(wrong -> ctx.verify(() -> {
                     assertEquals(405, wrong.statusCode());
                     assertEquals("GET, PATCH", wrong.getHeader("Allow"));
-                    assertEquals(ControlProblems.TYPE_PREFIX + "method-not-allowed", wrong.bodyAsJsonObject().getString("type"));
+                    assertEquals(ProblemType.TYPE_BASE + "method-not-allowed", wrong.bodyAsJsonObject().getString("type"));
                     ctx.completeNow();
                 })));
     }

@@ -1,6 +1,6 @@
 package io.nexuscore.control;
 import io.nexuscore.events.EventHub;
-import io.nexuscore.http.ControlProblems;
+import io.nexuscore.http.ProblemType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -85,9 +85,9 @@ class ThresholdsApiTest {
                                                            VertxTestContext ctx) {
         fx.patchThresholds(body).onComplete(ctx.succeeding(r -> ctx.verify(() -> {
             assertEquals(status, r.statusCode(), r.bodyAsString());
-            assertEquals(ControlProblems.CONTENT_TYPE, r.getHeader("Content-Type"));
+            assertEquals(ProblemType.CONTENT_TYPE, r.getHeader("Content-Type"));
             JsonObject problem = r.bodyAsJsonObject();
-            assertEquals(ControlProblems.TYPE_PREFIX + type, problem.getString("type"));
+            assertEquals(ProblemType.TYPE_BASE + type, problem.getString("type"));
             assertEquals(status, problem.getInteger("status"));
             assertNotNull(problem.getString("title"));
             assertNotNull(problem.getString("detail"));
@@ -103,7 +103,7 @@ class ThresholdsApiTest {
         fx.patchThresholds("{\"nano_max\": 40, \"pad\": \"" + "x".repeat(100_000) + "\"}")
                 .onComplete(ctx.succeeding(r -> ctx.verify(() -> {
                     assertEquals(413, r.statusCode());
-                    assertEquals(ControlProblems.TYPE_PREFIX + "body-too-large", r.bodyAsJsonObject().getString("type"));
+                    assertEquals(ProblemType.TYPE_BASE + "body-too-large", r.bodyAsJsonObject().getString("type"));
                     assertEquals(Thresholds.DEFAULT, fx.kernel.thresholds().read());
                     ctx.completeNow();
                 })));
@@ -130,7 +130,7 @@ class ThresholdsApiTest {
                     ctx.verify(() -> {
                         assertEquals(401, none.statusCode());
                         assertTrue(none.getHeader("WWW-Authenticate").startsWith("Bearer "));
-                        assertEquals(ControlProblems.TYPE_PREFIX + "unauthorized", none.bodyAsJsonObject().getString("type"));
+                        assertEquals(ProblemType.TYPE_BASE + "unauthorized", none.bodyAsJsonObject().getString("type"));
                     });
                     return fx.client.patch(fx.port, "127.0.0.1", "/thresholds")
                             .putHeader("Authorization", "Bearer " + ControlFixture.TOKEN + "x")

@@ -147,7 +147,7 @@ class TierFailureTest {
                 .compose(id -> RouterFixture.post(client, acceptor.actualPort(), "/v1/tasks/anything",
                         new JsonObject().put("prompt", "p")))
                 .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
-                    assertProblem(reply, kind.httpStatus(), kind.label());
+                    assertProblem(reply, TierFailureProblems.type(kind).status(), kind.label());
                     boolean retryable = kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED;
                     if (retryable) {
                         assertEquals("1", reply.header("Retry-After"));
@@ -158,7 +158,7 @@ class TierFailureTest {
                     assertEquals(1, registry.find("nexus_http_errors").tag("type", kind.label()).counter().count());
                     assertEquals(kind == TierFailure.Kind.DEADLINE ? List.of(Tier.NANO) : List.of(), recorded,
                             "only a deadline is a latency the feedback loop should see");
-                    assertEquals(1, registry.find("nexus_requests").tag("status", String.valueOf(kind.httpStatus()))
+                    assertEquals(1, registry.find("nexus_requests").tag("status", String.valueOf(TierFailureProblems.type(kind).status()))
                             .counter().count());
                     ctx.completeNow();
                 })));

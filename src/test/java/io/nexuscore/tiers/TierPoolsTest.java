@@ -42,13 +42,13 @@ class TierPoolsTest {
                     assertEquals("[" + tier.label() + "] summarize: what is two plus two", reply.text());
                     assertEquals(Tier.NANO, reply.observedTier());
                     assertEquals("nexus-" + tier.label(), reply.model());
-                    TierPoolState state = ((TierStats) pools.get(tier)).state();
+                    TierPoolState state = pools.get(tier).poolState().orElseThrow();
                     assertEquals(tier, state.tier());
                     assertEquals(config.tier(tier).memoryLimitPages(), state.memoryLimitPages());
                     assertEquals(1, state.completed());
                 }
-                assertEquals("wasmtime", ((TierStats) pools.get(Tier.LARGE)).state().engine());
-                assertEquals("chicory", ((TierStats) pools.get(Tier.NANO)).state().engine());
+                assertEquals("wasmtime", pools.get(Tier.LARGE).poolState().orElseThrow().engine());
+                assertEquals("chicory", pools.get(Tier.NANO).poolState().orElseThrow().engine());
 
                 // Metrics, tagged by tier (Prometheus names: nexus_tier_queue_wait_seconds, ...).
                 assertEquals(1, registry.get("nexus.tier.queue.wait").tag("tier", "small").timer().count());

@@ -1,4 +1,6 @@
 package io.nexuscore.tiers.upstream;
+import io.nexuscore.tiers.StreamingBackend;
+import io.nexuscore.tiers.UpstreamStream;
 
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
@@ -26,6 +28,7 @@ import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -99,11 +102,16 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     }
 
     @Override
-    public Future<UpstreamStream> openStream(TierRequest request) {
+    public Optional<StreamingBackend> streaming() {
+        return Optional.of(this);
+    }
+
+    @Override
+    public CompletableFuture<UpstreamStream> openStream(TierRequest request) {
         return exchange(request, true).map(response -> {
             response.pause();
             return new UpstreamStream(response.getHeader("Content-Type"), response, () -> response.request().reset());
-        });
+        }).toCompletionStage().toCompletableFuture();
     }
 
     /**

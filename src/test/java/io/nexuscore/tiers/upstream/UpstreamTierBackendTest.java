@@ -104,7 +104,7 @@ class UpstreamTierBackendTest {
         LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).await();
         UpstreamTierBackend backend = backend(vertx, upstream.baseUrl("s"), 5_000);
         Buffer collected = Buffer.buffer();
-        backend.openStream(TierRequest.of("chat", "x")).compose(stream -> {
+        Future.fromCompletionStage(backend.openStream(TierRequest.of("chat", "x"))).compose(stream -> {
             assertEquals("text/event-stream", stream.contentType());
             Future<Void> ended = Future.future(p -> stream.body().endHandler(p::complete));
             stream.body().handler(collected::appendBuffer);

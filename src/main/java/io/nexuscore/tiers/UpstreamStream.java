@@ -1,4 +1,4 @@
-package io.nexuscore.tiers.upstream;
+package io.nexuscore.tiers;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.streams.ReadStream;

@@ -1,0 +1,37 @@
+package io.nexuscore.dataplane;
+
+import io.nexuscore.classify.Tier;
+import io.nexuscore.http.Problem;
+import io.nexuscore.http.ProblemType;
+import io.nexuscore.tiers.TierFailure;
+
+/** The data plane's answer to a failed tier: the catalogue's problem for the failure, and when to retry. */
+final class TierFailureProblems {
+
+    private TierFailureProblems() {
+    }
+
+    /** The problem type for a failure kind; its slug is the kind's metric label. */
+    static ProblemType type(TierFailure.Kind kind) {
+        return switch (kind) {
+            case QUEUE_FULL -> ProblemType.QUEUE_FULL;
+            case MEMORY_LIMIT -> ProblemType.MEMORY_LIMIT;
+            case DEADLINE -> ProblemType.DEADLINE;
+            case GUEST_TRAP -> ProblemType.GUEST_TRAP;
+            case UPSTREAM -> ProblemType.UPSTREAM;
+            case CLOSED -> ProblemType.CLOSED;
+        };
+    }
+
+    /** The problem sent for {@code failure} in {@code tier}; overload and shutdown say when to come back. */
+    static Problem of(Tier tier, TierFailure failure) {
+        TierFailure.Kind kind = failure.kind();
+        String prefix = "tier " + tier.label() + ": ";
+        String message = String.valueOf(failure.getMessage());
+        Problem problem = type(kind).problem(message.startsWith(prefix) ? message : prefix + message);
+        if (kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED) {
+            problem = problem.withHeader("Retry-After", "1");
+        }
+        return problem;
+    }
+}

@@ -1,0 +1,68 @@
+package io.nexuscore.http;
+
+/**
+ * The problem catalogue of both listeners: every failure either listener reports, with its HTTP
+ * status, its type URI and its title. The type URI ({@link #type()}) is part of the API contract
+ * (openapi.yaml lists every one, a test keeps the two equal): never rename a slug.
+ */
+public enum ProblemType {
+    /** Netty could not decode the request head; the status says how (400, 414, 431). */
+    MALFORMED_HTTP("malformed-http", 400, "Malformed HTTP request"),
+    MALFORMED_JSON("malformed-json", 400, "Request body is not valid JSON"),
+    INVALID_REQUEST("invalid-request", 400, "Request body does not match the expected shape"),
+    INVALID_VALUE("invalid-value", 422, "A field's value is outside what the operation accepts"),
+    UNAUTHORIZED("unauthorized", 401, "Missing or wrong bearer token"),
+    NOT_FOUND("not-found", 404, "No such resource"),
+    METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed on this resource"),
+    CONFLICT("conflict", 409, "The request conflicts with the current state"),
+    NOT_IN_KERNEL_MODE("not-in-kernel-mode", 409, "The router runs in user-space mode"),
+    BODY_TOO_LARGE("body-too-large", 413, "Request body too large"),
+    UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported Content-Type"),
+    RELOAD_FAILED("reload-failed", 500, "Reloading the classifier programs failed"),
+    /** The tier's bounded queue is full: back off and retry. */
+    QUEUE_FULL("queue-full", 503, "Tier queue full"),
+    /** The tier is shutting down. */
+    CLOSED("closed", 503, "Tier shutting down"),
+    MEMORY_LIMIT("memory-limit", 507, "Tier memory limit exceeded"),
+    DEADLINE("deadline", 504, "Tier deadline exceeded"),
+    GUEST_TRAP("guest-trap", 500, "Tier worker trapped"),
+    UPSTREAM("upstream", 502, "Tier upstream failed"),
+    INTERNAL("internal", 500, "Internal error");
+
+    /** Problem types are {@code TYPE_BASE + slug}; the URI identifies, it need not resolve. */
+    public static final String TYPE_BASE = "https://nexuscore.io/problems/";
+    public static final String CONTENT_TYPE = "application/problem+json";
+
+    private final String slug;
+    private final int status;
+    private final String title;
+
+    ProblemType(String slug, int status, String title) {
+        this.slug = slug;
+        this.status = status;
+        this.title = title;
+    }
+
+    /** The last segment of the type URI, also the {@code type} label of error metrics. */
+    public String slug() {
+        return slug;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    /** Short and fixed: the same for every occurrence. */
+    public String title() {
+        return title;
+    }
+
+    public String type() {
+        return TYPE_BASE + slug;
+    }
+
+    /** A problem of this type with this type's status. */
+    public Problem problem(String detail) {
+        return new Problem(this, status, detail);
+    }
+}
