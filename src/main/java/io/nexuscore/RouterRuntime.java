@@ -1,11 +1,15 @@
 package io.nexuscore;
 
-import io.nexuscore.classify.ThresholdSnapshot;
-
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nexuscore.adapt.AdaptiveReporting;
+import io.nexuscore.adapt.LatencyRecorder;
 import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.bpf.KernelDataPathControl;
 import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.LiveThresholds;
+import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
@@ -15,21 +19,22 @@ import io.nexuscore.config.ConfigException;
 import io.nexuscore.config.KernelConfig;
 import io.nexuscore.config.RouterConfig;
 import io.nexuscore.config.TierConfig;
+import io.nexuscore.control.ControlPorts;
+import io.nexuscore.control.ControlVerticle;
+import io.nexuscore.control.TierStateView;
 import io.nexuscore.dataplane.AcceptorVerticle;
 import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
-import io.nexuscore.adapt.LatencyRecorder;
-import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.dataplane.TierResolver;
-import io.nexuscore.control.ControlVerticle;
 import io.nexuscore.events.EventHub;
-import io.nexuscore.control.KernelControl;
-import io.nexuscore.control.TierStateView;
-import io.nexuscore.control.UserSpaceKernelControl;
 import io.nexuscore.events.EventSink;
+import io.nexuscore.tenants.InMemoryPrefixFloors;
+import io.nexuscore.tenants.KernelPrefixFloors;
+import io.nexuscore.tenants.PrefixTenantPolicies;
+import io.nexuscore.tenants.TenantFloors;
+import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierPoolState;
 import io.nexuscore.tiers.TierPools;
-import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.upstream.UpstreamTierBackend;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -44,9 +49,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Supplier;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * One running router: Vert.x, the metrics registry, the data path (kernel or user space), the tier
@@ -58,21 +63,21 @@ public final class RouterRuntime implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RouterRuntime.class.getName());
 
     /**
-     * How requests get their verdicts and thresholds.
+     * What differs between kernel and user-space mode, built once at start.
      *
-     * @param control   the classifier as the control plane sees it (thresholds, tenants, reload)
+     * @param control   what the control plane serves (thresholds, tenants, adaptive loop, programs)
      * @param verdicts  per-request kernel verdicts (NONE in user space)
      * @param floors    tenant floors the data plane applies itself (user space: no SYN marks)
-     * @param blocking  true when reading verdicts or thresholds is a syscall
+     * @param reads     what reading verdicts and thresholds costs (a syscall in kernel mode)
      * @param latency   where completed-request latencies go (the kernel feedback loop)
      * @param resources what to release on close (detach programs, close maps)
      */
-    public record DataPath(KernelControl control, VerdictSource verdicts, TenantFloors floors, boolean blocking,
-                           LatencyRecorder latency, AutoCloseable resources) {
+    public record ModeWiring(ControlPorts control, VerdictSource verdicts, TenantFloors floors, ReadCost reads,
+                             LatencyRecorder latency, AutoCloseable resources) {
 
         /** "kernel" or "user", for logs and /healthz. */
         public String mode() {
-            return control.mode();
+            return control.dataPath().mode();
         }
 
         /** The live thresholds, shared by the data plane and the control plane. */
@@ -83,18 +88,18 @@ public final class RouterRuntime implements AutoCloseable {
 
     private final Vertx vertx;
     private final PrometheusMeterRegistry registry;
-    private final DataPath dataPath;
+    private final ModeWiring wiring;
     private final Map<Tier, TierBackend> backends;
     private final WorkerExecutor resolverPool;
     private final List<AcceptorVerticle> acceptors;
     private final AutoCloseable thresholdRefresh;
 
-    private RouterRuntime(Vertx vertx, PrometheusMeterRegistry registry, DataPath dataPath,
+    private RouterRuntime(Vertx vertx, PrometheusMeterRegistry registry, ModeWiring wiring,
                           Map<Tier, TierBackend> backends, WorkerExecutor resolverPool, List<AcceptorVerticle> acceptors,
                           AutoCloseable thresholdRefresh) {
         this.vertx = vertx;
         this.registry = registry;
-        this.dataPath = dataPath;
+        this.wiring = wiring;
         this.backends = backends;
         this.resolverPool = resolverPool;
         this.acceptors = acceptors;
@@ -116,25 +121,18 @@ public final class RouterRuntime implements AutoCloseable {
                 LOG.log(Level.WARNING, "native epoll transport unavailable ({0}): SO_MARK tenant floors are off",
                         String.valueOf(vertx.unavailableNativeTransportCause()));
             }
-            DataPath dataPath = dataPath(config);
-            started.add(dataPath.resources());
             EventHub hub = EventHub.from(config.control(), registry);
             EventSink sink = events != null ? events : hub;
-            if (dataPath.control() instanceof KernelClassifierControl kernelControl) {
-                started.add(kernelControl.reportAdaptive(sink, registry));
-            }
+            ModeWiring wiring = wiring(config, sink, registry);
+            started.add(wiring.resources());
             Map<Tier, TierBackend> pools = TierPools.create(config, registry);
             started.addAll(pools.values());
 
-            // Upstream backends read thresholds on event loops: never the kernel map directly.
-            Supplier<Thresholds> upstreamThresholds = dataPath.thresholds()::read;
-            AutoCloseable thresholdRefresh = () -> { };
-            if (dataPath.blocking()) {
-                ThresholdSnapshot snapshot = new ThresholdSnapshot(vertx, dataPath.thresholds());
-                started.add(snapshot);
-                upstreamThresholds = snapshot;
-                thresholdRefresh = snapshot;
-            }
+            // Upstream backends read thresholds on event loops: the snapshot, never the kernel map.
+            LiveThresholds thresholds = LiveThresholds.start(vertx, wiring.thresholds(), wiring.reads());
+            started.add(thresholds);
+            AutoCloseable thresholdRefresh = thresholds;
+            Supplier<Thresholds> upstreamThresholds = thresholds.snapshot();
             Map<Tier, TierBackend> backends = new EnumMap<>(Tier.class);
             Map<Tier, String> models = new EnumMap<>(Tier.class);
             for (Tier tier : Tier.values()) {
@@ -147,16 +145,16 @@ public final class RouterRuntime implements AutoCloseable {
             }
 
             int instances = config.dataPlane().effectiveInstances();
-            WorkerExecutor resolverPool = dataPath.blocking()
+            WorkerExecutor resolverPool = wiring.reads().blocking()
                     ? vertx.createSharedWorkerExecutor("nexus-resolver", instances) : null;
             if (resolverPool != null) {
                 started.add(resolverPool::close);
             }
             DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
-            TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), dataPath.thresholds(),
-                    dataPath.verdicts(), dataPath.blocking(), metrics);
+            TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), thresholds.store(),
+                    wiring.verdicts(), wiring.reads(), metrics);
             DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                    sink, dataPath.latency(), resolverPool, dataPath.floors());
+                    sink, wiring.latency(), resolverPool, wiring.floors());
 
             List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
             vertx.deployVerticle(() -> {
@@ -164,12 +162,12 @@ public final class RouterRuntime implements AutoCloseable {
                 acceptors.add(acceptor);
                 return acceptor;
             }, new DeploymentOptions().setInstances(instances)).await();
-            deployControlPlane(vertx, config, registry, dataPath, hub, backends).await();
+            deployControlPlane(vertx, config, registry, wiring, hub, backends).await();
 
             LOG.log(Level.INFO, "nexuscore: data plane on {0}:{1} ({2} acceptors, native transport {3}, {4} mode)",
                     config.dataPlane().host(), String.valueOf(acceptors.get(0).actualPort()), instances,
-                    vertx.isNativeTransportEnabled() ? "on" : "off", dataPath.mode());
-            return new RouterRuntime(vertx, registry, dataPath, backends, resolverPool, List.copyOf(acceptors),
+                    vertx.isNativeTransportEnabled() ? "on" : "off", wiring.mode());
+            return new RouterRuntime(vertx, registry, wiring, backends, resolverPool, List.copyOf(acceptors),
                     thresholdRefresh);
         } catch (RuntimeException e) {
             for (int i = started.size() - 1; i >= 0; i--) {
@@ -186,26 +184,31 @@ public final class RouterRuntime implements AutoCloseable {
      * back to user space with one log line saying why, KERNEL fails), else the Java scorer alone.
      * In kernel mode bpf_stats are switched on for the program run-time metrics and restored on close.
      */
-    static DataPath dataPath(RouterConfig config) {
+    static ModeWiring wiring(RouterConfig config, EventSink events, MeterRegistry registry) {
         Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
                 Set.of(config.dataPlane().port()));
         if (kernel.isEmpty()) {
             String reason = config.kernel().mode() == KernelConfig.Mode.USER
                     ? "kernel.mode is user" : "the eBPF data path could not load (see the log)";
-            UserSpaceKernelControl control = new UserSpaceKernelControl(
-                    new InMemoryThresholdStore(config.scoring().thresholds()), reason);
-            TenantFloors floors = client -> control.tenantFloors()
-                    .floorFor(ByteBuffer.wrap(client.getAddress()).getInt());
-            return new DataPath(control, VerdictSource.NONE, floors, false, LatencyRecorder.NONE, () -> { });
+            InMemoryPrefixFloors prefixFloors = new InMemoryPrefixFloors();
+            ControlPorts control = ControlPorts.userSpace(new InMemoryThresholdStore(config.scoring().thresholds()),
+                    prefixFloors, reason);
+            TenantFloors floors = client -> prefixFloors.floorFor(ByteBuffer.wrap(client.getAddress()).getInt());
+            return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, LatencyRecorder.NONE, () -> { });
         }
         KernelDataPath path = kernel.get();
         Optional<Boolean> statsWereOn = enableBpfStats();
+        AutoCloseable reporting = AdaptiveReporting.start(path, events, registry);
         AutoCloseable release = () -> {
+            closeQuietly(reporting);
             path.close();
             statsWereOn.ifPresent(KernelDataPath::setStatsEnabled);
         };
-        KernelClassifierControl control = new KernelClassifierControl(path);
-        return new DataPath(control, path.verdicts(), TenantFloors.NONE, true, control.latencyRecorder(), release);
+        ControlPorts control = new ControlPorts(path.thresholds(), path.thresholdsFromConfig(),
+                new PrefixTenantPolicies(new KernelPrefixFloors(path.tenantPolicy())), path.adaptive(),
+                new KernelDataPathControl(path));
+        return new ModeWiring(control, path.verdicts(), TenantFloors.NONE, ReadCost.SYSCALL, path.latencyRing().recorder(),
+                release);
     }
 
     /**
@@ -226,13 +229,13 @@ public final class RouterRuntime implements AutoCloseable {
 
     /** The control plane, over the same thresholds, events and registry as the data plane. */
     static Future<?> deployControlPlane(Vertx vertx, RouterConfig config, PrometheusMeterRegistry registry,
-                                        DataPath dataPath, EventHub events, Map<Tier, TierBackend> backends) {
+                                        ModeWiring wiring, EventHub events, Map<Tier, TierBackend> backends) {
         TierStateView view = TierStateView.ofRecords(() -> {
             Map<Tier, TierPoolState> states = new EnumMap<>(Tier.class);
             backends.forEach((tier, backend) -> backend.poolState().ifPresent(state -> states.put(tier, state)));
             return states;
         });
-        return vertx.deployVerticle(new ControlVerticle(config.control(), dataPath.control(), view, events, registry));
+        return vertx.deployVerticle(new ControlVerticle(config.control(), wiring.control(), view, events, registry));
     }
 
     private static TierBackend startedBy(List<AutoCloseable> started, TierBackend backend) {
@@ -248,8 +251,8 @@ public final class RouterRuntime implements AutoCloseable {
         return registry;
     }
 
-    public DataPath dataPath() {
-        return dataPath;
+    public ModeWiring wiring() {
+        return wiring;
     }
 
     /** The data plane's bound port. */
@@ -273,7 +276,7 @@ public final class RouterRuntime implements AutoCloseable {
         if (resolverPool != null) {
             closeQuietly(resolverPool::close);
         }
-        closeQuietly(dataPath.resources());
+        closeQuietly(wiring.resources());
         try {
             vertx.close().await(10, TimeUnit.SECONDS);
         } catch (Exception e) {

@@ -15,7 +15,7 @@ import java.util.logging.Logger;
  * and {@code adaptive_stats} maps, and the SEC("syscall") program {@code nexus_adapt_arm} that
  * (re-)arms the one bpf_timer in {@code adaptive_timer}. Every method is a syscall. Thread-safe.
  */
-public final class AdaptiveLoop {
+public final class AdaptiveLoop implements AdaptiveControl {
 
     private static final Logger LOG = Logger.getLogger(AdaptiveLoop.class.getName());
     private static final byte[] KEY = {0, 0, 0, 0};
@@ -60,6 +60,7 @@ public final class AdaptiveLoop {
     }
 
     /** Writes new settings; a new period re-arms the timer at once (otherwise it applies after the current one). */
+    @Override
     public synchronized AdaptiveSettings configure(AdaptiveSettings next) {
         AdaptiveSettings before = settings();
         settingsMap.update(KEY, SharedStructs.adaptiveSettings(next), BpfMap.BPF_EXIST);
@@ -69,6 +70,7 @@ public final class AdaptiveLoop {
         return next;
     }
 
+    @Override
     public synchronized AdaptiveStatus status() {
         return SharedStructs.decodeAdaptiveStats(settings(), stats());
     }

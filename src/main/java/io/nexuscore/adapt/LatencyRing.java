@@ -81,6 +81,11 @@ public final class LatencyRing implements AutoCloseable {
     }
 
     /** Events handed to the kernel. */
+    /** The data plane's latency hook: one sample per completed request. It carries no tenant: tenant_id 0 ("unknown"). */
+    public LatencyRecorder recorder() {
+        return (tier, latencyNanos) -> write(tier, latencyNanos, 0);
+    }
+
     public long written() {
         return written.sum();
     }

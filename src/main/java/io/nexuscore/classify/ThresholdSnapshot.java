@@ -10,6 +10,7 @@ import java.util.function.Supplier;
  * read is a bpf(2) syscall, so the value is refreshed off the loop every {@link #REFRESH_MS} ms
  * and {@link #get()} returns the latest copy. Used where a change a moment late does no harm
  * (the observed tier of an upstream's answer); the data plane's tier decision reads the map itself.
+ * Part of the one threshold-read policy, {@link LiveThresholds}.
  */
 public final class ThresholdSnapshot implements Supplier<Thresholds>, AutoCloseable {
 

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import io.nexuscore.bpf.DataPathControl;
+import io.nexuscore.bpf.ProgramStats;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.vertx.core.json.JsonObject;
@@ -33,7 +35,7 @@ final class ControlMetrics {
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
     private final Map<Tier, Long> tierCounters = new ConcurrentHashMap<>();
-    private final Map<String, KernelControl.ProgramStats> programs = new ConcurrentHashMap<>();
+    private final Map<String, ProgramStats> programs = new ConcurrentHashMap<>();
 
     ControlMetrics(MeterRegistry registry, Supplier<Thresholds> thresholds) {
         this.registry = registry;
@@ -44,7 +46,7 @@ final class ControlMetrics {
     }
 
     /** Copies the kernel's counters and program stats; registers meters for what appears the first time. */
-    synchronized void refresh(KernelControl kernel) {
+    synchronized void refresh(DataPathControl kernel) {
         for (Map.Entry<Tier, Long> e : kernel.tierCounters().entrySet()) {
             Tier tier = e.getKey();
             if (tierCounters.put(tier, e.getValue()) == null) {
@@ -55,7 +57,7 @@ final class ControlMetrics {
                         .register(registry));
             }
         }
-        for (KernelControl.ProgramStats s : kernel.programStats()) {
+        for (ProgramStats s : kernel.programStats()) {
             String name = s.program();
             if (programs.put(name, s) == null) {
                 meters.add(FunctionCounter.builder("nexus.bpf.runs", programs, m -> m.get(name).runCount())
@@ -70,7 +72,7 @@ final class ControlMetrics {
         }
     }
 
-    private static double perRun(KernelControl.ProgramStats s) {
+    private static double perRun(ProgramStats s) {
         return s.runCount() == 0 ? Double.NaN : s.runTimeNs() / 1e9 / s.runCount();
     }
 

@@ -2,6 +2,7 @@ package io.nexuscore.control;
 
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.adapt.AdaptiveJson;
+import io.nexuscore.bpf.NotInKernelMode;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.http.Problem;
 import io.nexuscore.http.Problems;
@@ -9,7 +10,7 @@ import io.nexuscore.tenants.Ipv4Prefix;
 import io.nexuscore.tenants.TenantPolicies;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.nexuscore.adapt.AdaptiveStatus;
+import io.nexuscore.classify.LiveThresholds;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.ControlConfig;
@@ -45,16 +46,16 @@ import java.util.regex.Pattern;
  * Prometheus metrics and health, on its own HTTP server (default 127.0.0.1:8081). {@code openapi.yaml}
  * at the repository root is its contract.
  *
- * <p>Construct with {@code new ControlVerticle(config, kernel, pools, events, registry)}:
+ * <p>Construct with {@code new ControlVerticle(config, ports, pools, events, registry)}:
  * <ul>
  *   <li>{@link ControlConfig} — listener, bearer token, state file;</li>
- *   <li>{@link KernelControl} — the classifier (kernel maps, or {@link UserSpaceKernelControl});</li>
+ *   <li>{@link ControlPorts} — one port per feature: thresholds, tenants, adaptive loop, programs;</li>
  *   <li>{@link TierStateView} — pool state per tier ({@link TierStateView#NONE} when there is none);</li>
  *   <li>{@link EventHub} — the shared event stream the data plane also publishes into;</li>
  *   <li>the shared {@link PrometheusMeterRegistry} that /metrics renders.</li>
  * </ul>
  * Deploy one instance. Start fails when the port cannot be bound or the state file is unreadable.
- * Every call into {@link KernelControl} (syscalls) and the state file runs on a worker thread.
+ * Every call into {@link ControlPorts} (syscalls) and the state file runs on a worker thread.
  */
 public final class ControlVerticle extends VerticleBase {
 
@@ -66,11 +67,11 @@ public final class ControlVerticle extends VerticleBase {
 
     /** How often the thresholds are re-read to catch changes made outside the API, and the SSE heartbeat. */
     public record Timings(Duration thresholdPoll, Duration sseHeartbeat) {
-        public static final Timings DEFAULT = new Timings(Duration.ofMillis(500), Duration.ofSeconds(15));
+        public static final Timings DEFAULT = new Timings(LiveThresholds.CHANGE_POLL, Duration.ofSeconds(15));
     }
 
     private final ControlConfig config;
-    private final KernelControl kernel;
+    private final ControlPorts ports;
     private final TierStateView pools;
     private final EventHub events;
     private final PrometheusMeterRegistry registry;
@@ -84,27 +85,27 @@ public final class ControlVerticle extends VerticleBase {
     private long pollTimer = -1;
     private boolean polling;
 
-    public ControlVerticle(ControlConfig config, KernelControl kernel, TierStateView pools, EventHub events,
+    public ControlVerticle(ControlConfig config, ControlPorts ports, TierStateView pools, EventHub events,
                            PrometheusMeterRegistry registry) {
-        this(config, kernel, pools, events, registry, Timings.DEFAULT);
+        this(config, ports, pools, events, registry, Timings.DEFAULT);
     }
 
-    public ControlVerticle(ControlConfig config, KernelControl kernel, TierStateView pools, EventHub events,
+    public ControlVerticle(ControlConfig config, ControlPorts ports, TierStateView pools, EventHub events,
                            PrometheusMeterRegistry registry, Timings timings) {
         this.config = config;
-        this.kernel = kernel;
+        this.ports = ports;
         this.pools = pools;
         this.events = events;
         this.registry = registry;
         this.timings = timings;
-        this.keeper = new ThresholdKeeper(kernel.thresholds(), config.stateFile(), events, kernel::lastRecalibration);
+        this.keeper = new ThresholdKeeper(ports.thresholds(), config.stateFile(), events, ports.adaptive()::lastRecalibration);
         this.token = config.bearerToken().map(t -> t.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
     public Future<?> start() {
         router = routes();
-        return vertx.executeBlocking(() -> keeper.start(kernel.thresholdsFresh()))
+        return vertx.executeBlocking(() -> keeper.start(ports.thresholdsFresh()))
                 .compose(initial -> {
                     metrics = new ControlMetrics(registry, keeper::lastKnown);
                     return vertx.createHttpServer(new HttpServerOptions().setHost(config.host()).setPort(config.port()))
@@ -115,7 +116,7 @@ public final class ControlVerticle extends VerticleBase {
                     server = s;
                     pollTimer = vertx.setPeriodic(timings.thresholdPoll().toMillis(), id -> pollThresholds());
                     LOG.log(Level.INFO, "control plane listening on " + config.host() + ":" + s.actualPort()
-                            + " (mode " + kernel.mode() + ", auth " + (token.isPresent() ? "bearer" : "off") + ")");
+                            + " (mode " + ports.dataPath().mode() + ", auth " + (token.isPresent() ? "bearer" : "off") + ")");
                 })
                 .onFailure(e -> {
                     if (metrics != null) {
@@ -225,22 +226,22 @@ public final class ControlVerticle extends VerticleBase {
     // --- adaptive loop ----------------------------------------------------------------------------
 
     private void getAdaptive(RoutingContext ctx) {
-        blocking(ctx, () -> inKernelMode(kernel::adaptive)).onSuccess(s -> json(ctx, 200, AdaptiveJson.toJson(s)));
+        blocking(ctx, () -> inKernelMode(ports.adaptive()::status)).onSuccess(s -> json(ctx, 200, AdaptiveJson.toJson(s)));
     }
 
     private void patchAdaptive(RoutingContext ctx) {
         JsonObject patch = JsonBodies.object(ctx, false, PATCH_TYPES).orElseThrow();
         AdaptiveJson.Patch p = AdaptiveJson.parse(patch);
         blocking(ctx, () -> inKernelMode(() -> {
-            AdaptiveStatus status = kernel.configureAdaptive(p.mergeInto(kernel.adaptive().settings()));
-            return status;
+            ports.adaptive().configure(p.mergeInto(ports.adaptive().status().settings()));
+            return ports.adaptive().status();
         })).onSuccess(s -> json(ctx, 200, AdaptiveJson.toJson(s)));
     }
 
     private static <T> T inKernelMode(Callable<T> work) throws Exception {
         try {
             return work.call();
-        } catch (KernelControl.NotInKernelMode e) {
+        } catch (NotInKernelMode e) {
             throw new ProblemException(ProblemType.NOT_IN_KERNEL_MODE, e.getMessage());
         }
     }
@@ -263,7 +264,7 @@ public final class ControlVerticle extends VerticleBase {
     private void getTiers(RoutingContext ctx) {
         blocking(ctx, () -> {
             Thresholds thresholds = keeper.refresh();
-            Map<Tier, Long> counters = kernel.tierCounters();
+            Map<Tier, Long> counters = ports.dataPath().tierCounters();
             Map<Tier, Map<String, Object>> poolState = pools.snapshot();
             JsonArray tiers = new JsonArray();
             for (Tier tier : Tier.values()) {
@@ -274,7 +275,7 @@ public final class ControlVerticle extends VerticleBase {
                         .put("pool", pool == null ? null : new JsonObject(new LinkedHashMap<>(pool)))
                         .put("latency", metrics.latency(tier)));
             }
-            return new JsonObject().put("mode", kernel.mode())
+            return new JsonObject().put("mode", ports.dataPath().mode())
                     .put("thresholds", ThresholdKeeper.toJson(thresholds)).put("tiers", tiers);
         }).onSuccess(body -> json(ctx, 200, body));
     }
@@ -284,7 +285,7 @@ public final class ControlVerticle extends VerticleBase {
     private void getTenants(RoutingContext ctx) {
         blocking(ctx, () -> {
             JsonArray list = new JsonArray();
-            kernel.tenants().list().forEach((id, policy) -> list.add(tenantJson(id, policy)));
+            ports.tenants().list().forEach((id, policy) -> list.add(tenantJson(id, policy)));
             return new JsonObject().put("tenants", list);
         }).onSuccess(body -> json(ctx, 200, body));
     }
@@ -304,7 +305,7 @@ public final class ControlVerticle extends VerticleBase {
         }
         blocking(ctx, () -> {
             try {
-                return kernel.tenants().put(id, policy);
+                return ports.tenants().put(id, policy);
             } catch (TenantPolicies.PrefixInUse e) {
                 throw new ProblemException(ProblemType.CONFLICT, e.getMessage(), "prefix");
             }
@@ -318,7 +319,7 @@ public final class ControlVerticle extends VerticleBase {
 
     private void deleteTenant(RoutingContext ctx) {
         String id = tenantId(ctx);
-        blocking(ctx, () -> kernel.tenants().delete(id)).onSuccess(existed -> {
+        blocking(ctx, () -> ports.tenants().delete(id)).onSuccess(existed -> {
             if (existed) {
                 ctx.response().setStatusCode(204).end();
             } else {
@@ -359,8 +360,8 @@ public final class ControlVerticle extends VerticleBase {
         Optional<Path> requested = object;
         blocking(ctx, () -> {
             try {
-                return kernel.reload(requested);
-            } catch (KernelControl.NotInKernelMode e) {
+                return ports.dataPath().reload(requested);
+            } catch (NotInKernelMode e) {
                 throw new ProblemException(ProblemType.NOT_IN_KERNEL_MODE, e.getMessage());
             } catch (IllegalArgumentException e) {
                 throw new ProblemException(ProblemType.INVALID_VALUE, e.getMessage(), "object");
@@ -383,7 +384,7 @@ public final class ControlVerticle extends VerticleBase {
     private void getMetrics(RoutingContext ctx) {
         blocking(ctx, () -> {
             keeper.refresh();
-            metrics.refresh(kernel);
+            metrics.refresh(ports.dataPath());
             return registry.scrape();
         }).onSuccess(text -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")
@@ -391,9 +392,9 @@ public final class ControlVerticle extends VerticleBase {
     }
 
     private void getHealth(RoutingContext ctx) {
-        blocking(ctx, kernel::attachment).onSuccess(attachment -> json(ctx, 200, new JsonObject()
+        blocking(ctx, ports.dataPath()::attachment).onSuccess(attachment -> json(ctx, 200, new JsonObject()
                 .put("status", "ok")
-                .put("mode", kernel.mode())
+                .put("mode", ports.dataPath().mode())
                 .put("attachment", new JsonObject(new LinkedHashMap<>(attachment)))));
     }
 
@@ -401,7 +402,7 @@ public final class ControlVerticle extends VerticleBase {
 
     /**
      * Runs blocking work on a worker; a failure goes to the failure handler. Unordered: a slow reload
-     * must not hold up GET /thresholds or a scrape (the keeper and the kernel adapter synchronize).
+     * must not hold up GET /thresholds or a scrape (the keeper and the ports synchronize).
      */
     private <T> Future<T> blocking(RoutingContext ctx, Callable<T> work) {
         return vertx.executeBlocking(work, false).onFailure(ctx::fail);

@@ -2,13 +2,14 @@
  * The control plane: the operator's REST API, event stream and metrics on their own listener
  * ({@link io.nexuscore.control.ControlVerticle}, default 127.0.0.1:8081; contract: {@code openapi.yaml}).
  *
- * <p>What it needs from the rest of the router, each as a small interface defined here:
+ * <p>What it needs from the rest of the router, one port per feature, bundled in
+ * {@link io.nexuscore.control.ControlPorts}:
  * <ul>
- *   <li>{@link io.nexuscore.control.KernelControl}: thresholds, tier counters, tenant floors, reload,
- *       program stats, mode and attachment. {@link io.nexuscore.control.UserSpaceKernelControl} is the
- *       user-space implementation; kernel mode adapts {@code io.nexuscore.bpf.KernelDataPath}
- *       (its tenant map through {@link io.nexuscore.tenants.PrefixFloors} and
- *       {@link io.nexuscore.tenants.PrefixTenantPolicies}).</li>
+ *   <li>{@link io.nexuscore.classify.ThresholdStore}: the live thresholds;</li>
+ *   <li>{@link io.nexuscore.tenants.TenantPolicies}: tenant floors (kernel mode: {@code tenant_policy}
+ *       through {@link io.nexuscore.tenants.KernelPrefixFloors});</li>
+ *   <li>{@link io.nexuscore.adapt.AdaptiveControl}: the kernel's latency feedback loop;</li>
+ *   <li>{@link io.nexuscore.bpf.DataPathControl}: mode, attachment, tier counters, program stats, reload.</li>
  *   <li>{@link io.nexuscore.control.TierStateView}: pool state per tier
  *       ({@link io.nexuscore.control.TierStateView#ofRecords} renders snapshot records).</li>
  *   <li>{@link io.nexuscore.events.EventHub}: the {@link io.nexuscore.events.EventSink} every feature

@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Tier;
@@ -12,30 +13,30 @@ import java.util.Optional;
  * this request, else the Java scorer; then the connection's tenant floor.
  *
  * Blocking in kernel mode (a map lookup syscall): {@link #blocking()} tells the caller to run
- * {@link #resolve} off the event loop.
+ * {@link #resolve} off the event loop. Thresholds are read per request, as {@link io.nexuscore.classify.LiveThresholds} says.
  */
 public final class TierResolver {
 
     private final Scorer scorer;
     private final ThresholdStore thresholds;
     private final VerdictSource verdicts;
-    private final boolean blocking;
+    private final ReadCost reads;
     private final DataPlaneMetrics metrics;
 
     /**
-     * @param blocking true when {@code verdicts} or {@code thresholds} make syscalls (kernel mode)
+     * @param reads what reading {@code verdicts} and {@code thresholds} costs (syscalls in kernel mode)
      */
-    public TierResolver(Scorer scorer, ThresholdStore thresholds, VerdictSource verdicts, boolean blocking,
+    public TierResolver(Scorer scorer, ThresholdStore thresholds, VerdictSource verdicts, ReadCost reads,
                         DataPlaneMetrics metrics) {
         this.scorer = scorer;
         this.thresholds = thresholds;
         this.verdicts = verdicts;
-        this.blocking = blocking;
+        this.reads = reads;
         this.metrics = metrics;
     }
 
     public boolean blocking() {
-        return blocking;
+        return reads.blocking();
     }
 
     public Resolution resolve(byte[] requestLine, long bodyLength, ConnectionInfo connection) {

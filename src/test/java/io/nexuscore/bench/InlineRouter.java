@@ -3,6 +3,7 @@ package io.nexuscore.bench;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.VerdictSource;
@@ -64,7 +65,7 @@ public final class InlineRouter {
             models.put(tier, "nexus-" + tier.label());
         }
         TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()),
-                new InMemoryThresholdStore(config.scoring().thresholds()), VerdictSource.NONE, false, metrics);
+                new InMemoryThresholdStore(config.scoring().thresholds()), VerdictSource.NONE, ReadCost.MEMORY, metrics);
         DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
                 EventSink.DISCARD, LatencyRecorder.NONE, null);
         vertx.deployVerticle(() -> new AcceptorVerticle(config.dataPlane(), handler),

@@ -35,7 +35,7 @@ class AdaptiveApiTest {
 
     @Test
     void userSpaceAnswers409AndBadBodiesNameTheirField(Vertx vertx, VertxTestContext ctx) {
-        fx = new ControlFixture(new UserSpaceKernelControl(Thresholds.DEFAULT, "test"), 100, 100);
+        fx = new ControlFixture(ControlPorts.userSpace(Thresholds.DEFAULT, "test"), 100, 100);
         fx.deploy(vertx)
                 .compose(f -> fx.get("/adaptive").send())
                 .compose(get -> {

@@ -57,7 +57,7 @@ class BpftoolThresholdsTest {
     void aBpftoolUpdateShowsInGetAndAsAnEventAndPatchWritesTheMap(Vertx vertx, VertxTestContext ctx) {
         BpftoolStore store = new BpftoolStore(map);
         assertEquals(Thresholds.DEFAULT, store.read(), "the loader wrote the configured thresholds into the fresh map");
-        fx = new ControlFixture(new TestKernel(kernel.thresholds(), Thresholds.DEFAULT, false), 16, 16);
+        fx = new ControlFixture(TestKernel.ports(kernel.thresholds(), Thresholds.DEFAULT, false), 16, 16);
         JsonObject expected = new JsonObject().put("source", "external")
                 .put("old", new JsonObject().put("nano_max", 60).put("small_max", 130))
                 .put("new", new JsonObject().put("nano_max", 25).put("small_max", 90));

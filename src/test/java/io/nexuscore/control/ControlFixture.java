@@ -23,7 +23,7 @@ final class ControlFixture {
 
     static final String TOKEN = "test-token-4f1c";
 
-    final KernelControl kernel;
+    final ControlPorts kernel;
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final EventHub hub;
     final Path stateDir;
@@ -32,15 +32,15 @@ final class ControlFixture {
     WebClient client;
     int port;
 
-    ControlFixture(KernelControl kernel, int history, int subscriberBuffer) {
+    ControlFixture(ControlPorts kernel, int history, int subscriberBuffer) {
         this(kernel, history, subscriberBuffer, tempDir());
     }
 
-    ControlFixture(KernelControl kernel, int history, int subscriberBuffer, Path stateDir) {
+    ControlFixture(ControlPorts kernel, int history, int subscriberBuffer, Path stateDir) {
         this(kernel, history, subscriberBuffer, stateDir, TierStateView.NONE);
     }
 
-    ControlFixture(KernelControl kernel, int history, int subscriberBuffer, Path stateDir, TierStateView pools) {
+    ControlFixture(ControlPorts kernel, int history, int subscriberBuffer, Path stateDir, TierStateView pools) {
         this.kernel = kernel;
         this.stateDir = stateDir;
         this.stateFile = stateDir.resolve("state.json");

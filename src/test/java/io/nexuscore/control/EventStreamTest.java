@@ -35,7 +35,7 @@ class EventStreamTest {
     }
 
     private void deploy(Vertx vertx, VertxTestContext ctx, int history, int buffer, Runnable then) {
-        fx = new ControlFixture(new TestKernel(Thresholds.DEFAULT, true), history, buffer);
+        fx = new ControlFixture(TestKernel.ports(Thresholds.DEFAULT, true), history, buffer);
         fx.deploy(vertx).onComplete(ctx.succeeding(f -> then.run()));
     }
 
@@ -62,7 +62,7 @@ class EventStreamTest {
                         assertEquals("api", events.get(0).data().getString("source"));
                         assertEquals(50, events.get(0).data().getJsonObject("new").getInteger("nano_max"));
                         assertEquals("t1", events.get(1).data().getString("tenant"));
-                        assertEquals(100L, events.get(2).data().getJsonObject("old_program_ids").getLong("xdp"));
+                        assertEquals(100L, events.get(2).data().getJsonObject("old_program_ids").getLong("nexus_classify"));
                         assertTrue(events.get(0).id().get() < events.get(1).id().get());
                         assertTrue(events.get(1).id().get() < events.get(2).id().get());
                     });

@@ -39,7 +39,7 @@ class MetricsAndHealthTest {
         }
     }
 
-    private void deploy(Vertx vertx, VertxTestContext ctx, KernelControl kernel, Runnable then) {
+    private void deploy(Vertx vertx, VertxTestContext ctx, ControlPorts kernel, Runnable then) {
         fx = new ControlFixture(kernel, 16, 16);
         fx.deploy(vertx).onComplete(ctx.succeeding(f -> then.run()));
     }
@@ -49,7 +49,7 @@ class MetricsAndHealthTest {
         ExternalTool.require("/usr/bin/promtool", "prometheus");
         ExternalTool.require("/usr/bin/python3", "python3");
         ExternalTool.requireFile("/usr/lib/python3/dist-packages/prometheus_client/parser.py", "python3-prometheus-client");
-        deploy(vertx, ctx, new TestKernel(Thresholds.DEFAULT, true), () -> fx.get("/metrics").send()
+        deploy(vertx, ctx, TestKernel.ports(Thresholds.DEFAULT, true), () -> fx.get("/metrics").send()
                 .compose(r -> vertx.executeBlocking(() -> {
                     assertEquals(200, r.statusCode());
                     assertTrue(r.getHeader("Content-Type").startsWith("text/plain; version=0.0.4"));
@@ -83,7 +83,7 @@ class MetricsAndHealthTest {
     @Test
     void vertxMetricsInTheSameRegistryStillLintClean(VertxTestContext ctx) {
         ExternalTool.require("/usr/bin/promtool", "prometheus");
-        fx = new ControlFixture(new TestKernel(Thresholds.DEFAULT, true), 16, 16);
+        fx = new ControlFixture(TestKernel.ports(Thresholds.DEFAULT, true), 16, 16);
         Vertx vertx = Vertx.builder()
                 .with(new io.vertx.core.VertxOptions().setMetricsOptions(
                         new io.vertx.micrometer.MicrometerMetricsOptions().setEnabled(true)))
@@ -116,7 +116,7 @@ class MetricsAndHealthTest {
 
     @Test
     void tiersShowKernelCountersAndTheDataPlanesLatencyPercentiles(Vertx vertx, VertxTestContext ctx) {
-        deploy(vertx, ctx, new TestKernel(Thresholds.DEFAULT, true), () -> {
+        deploy(vertx, ctx, TestKernel.ports(Thresholds.DEFAULT, true), () -> {
             // What the data plane registers per tier (its name and tag are the contract).
             Timer nano = Timer.builder("nexus_request_latency").tag("tier", "nano")
                     .publishPercentiles(0.5, 0.95, 0.99).register(fx.registry);
@@ -151,7 +151,7 @@ class MetricsAndHealthTest {
     void tiersShowPoolStateFromSnapshotRecords(Vertx vertx, VertxTestContext ctx) {
         TierStateView pools = TierStateView.ofRecords(() -> java.util.Map.of(
                 io.nexuscore.classify.Tier.SMALL, new PoolSnapshot(io.nexuscore.classify.Tier.SMALL, "chicory", 3, 4096)));
-        fx = new ControlFixture(new UserSpaceKernelControl(Thresholds.DEFAULT, "test"), 4, 4, ControlFixture.tempDir(), pools);
+        fx = new ControlFixture(ControlPorts.userSpace(Thresholds.DEFAULT, "test"), 4, 4, ControlFixture.tempDir(), pools);
         fx.deploy(vertx).compose(f -> fx.get("/tiers").send()).onComplete(ctx.succeeding(r -> ctx.verify(() -> {
             JsonArray tiers = r.bodyAsJsonObject().getJsonArray("tiers");
             assertNull(tiers.getJsonObject(0).getValue("pool"));
@@ -164,7 +164,7 @@ class MetricsAndHealthTest {
 
     @Test
     void healthzReportsModeAndAttachment(Vertx vertx, VertxTestContext ctx) {
-        deploy(vertx, ctx, new UserSpaceKernelControl(Thresholds.DEFAULT, "kernel.mode is user"), () ->
+        deploy(vertx, ctx, ControlPorts.userSpace(Thresholds.DEFAULT, "kernel.mode is user"), () ->
                 fx.get("/healthz").send().onComplete(ctx.succeeding(r -> ctx.verify(() -> {
                     assertEquals(200, r.statusCode());
                     JsonObject body = r.bodyAsJsonObject();

@@ -94,7 +94,7 @@ class OpenApiContractTest {
 
     @Test
     void controlPlaneRoutesAndSpecAreEqual(Vertx vertx, VertxTestContext ctx) {
-        fx = new ControlFixture(new UserSpaceKernelControl(Thresholds.DEFAULT, "test"), 4, 4);
+        fx = new ControlFixture(ControlPorts.userSpace(Thresholds.DEFAULT, "test"), 4, 4);
         fx.deploy(vertx).onComplete(ctx.succeeding(f -> ctx.verify(() -> {
             Set<String> served = routerOperations(fx.verticle.router());
             assertTrue(served.contains("PATCH /thresholds"), "sanity: " + served);

@@ -3,7 +3,9 @@ import io.nexuscore.http.ProblemType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.Thresholds;
+import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.classify.Tier;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -32,7 +34,7 @@ class TenantsAndReloadApiTest {
         }
     }
 
-    private Future<ControlFixture> deploy(Vertx vertx, KernelControl kernel) {
+    private Future<ControlFixture> deploy(Vertx vertx, ControlPorts kernel) {
         fx = new ControlFixture(kernel, 16, 16);
         return fx.deploy(vertx);
     }
@@ -45,14 +47,15 @@ class TenantsAndReloadApiTest {
 
     @Test
     void putListReplaceAndDeleteATenant(Vertx vertx, VertxTestContext ctx) {
-        UserSpaceKernelControl kernel = new UserSpaceKernelControl(Thresholds.DEFAULT, "test");
+        InMemoryPrefixFloors floors = new InMemoryPrefixFloors();
+        ControlPorts kernel = ControlPorts.userSpace(new InMemoryThresholdStore(Thresholds.DEFAULT), floors, "test");
         deploy(vertx, kernel)
                 .compose(f -> put("acme", "{\"prefix\": \"192.0.2.0/24\", \"floor\": \"small\"}"))
                 .compose(created -> {
                     ctx.verify(() -> {
                         assertEquals(201, created.statusCode(), created.bodyAsString());
                         assertEquals("/tenants/acme", created.getHeader("Location"));
-                        assertEquals(Optional.of(Tier.SMALL), kernel.tenantFloors().floorFor(0xC0000207)); // 192.0.2.7
+                        assertEquals(Optional.of(Tier.SMALL), floors.floorFor(0xC0000207)); // 192.0.2.7
                     });
                     return put("acme", "{\"prefix\": \"192.0.2.0/25\", \"floor\": \"large\"}");
                 })
@@ -73,7 +76,7 @@ class TenantsAndReloadApiTest {
                 .onComplete(ctx.succeeding(again -> ctx.verify(() -> {
                     assertEquals(404, again.statusCode());
                     assertEquals(ProblemType.TYPE_BASE + "not-found", again.bodyAsJsonObject().getString("type"));
-                    assertEquals(Optional.empty(), kernel.tenantFloors().floorFor(0xC0000207));
+                    assertEquals(Optional.empty(), floors.floorFor(0xC0000207));
                     ctx.completeNow();
                 })));
     }
@@ -92,7 +95,7 @@ class TenantsAndReloadApiTest {
     })
     void badTenantsAreRejectedNamingTheField(String id, String body, int status, String field,
                                              Vertx vertx, VertxTestContext ctx) {
-        UserSpaceKernelControl kernel = new UserSpaceKernelControl(Thresholds.DEFAULT, "test");
+        ControlPorts kernel = ControlPorts.userSpace(Thresholds.DEFAULT, "test");
         deploy(vertx, kernel).compose(f -> put(id, body)).onComplete(ctx.succeeding(r -> ctx.verify(() -> {
             assertEquals(status, r.statusCode(), r.bodyAsString());
             assertEquals(field, r.bodyAsJsonObject().getString("field"));
@@ -103,7 +106,7 @@ class TenantsAndReloadApiTest {
 
     @Test
     void aPrefixBelongsToOneTenant(Vertx vertx, VertxTestContext ctx) {
-        deploy(vertx, new UserSpaceKernelControl(Thresholds.DEFAULT, "test"))
+        deploy(vertx, ControlPorts.userSpace(Thresholds.DEFAULT, "test"))
                 .compose(f -> put("a", "{\"prefix\": \"10.1.0.0/16\", \"floor\": \"small\"}"))
                 .compose(f -> put("b", "{\"prefix\": \"10.1.0.0/16\", \"floor\": \"large\"}"))
                 .onComplete(ctx.succeeding(r -> ctx.verify(() -> {
@@ -115,7 +118,7 @@ class TenantsAndReloadApiTest {
 
     @Test
     void reloadInUserSpaceIs409AndPublishesNothing(Vertx vertx, VertxTestContext ctx) {
-        deploy(vertx, new UserSpaceKernelControl(Thresholds.DEFAULT, "test"))
+        deploy(vertx, ControlPorts.userSpace(Thresholds.DEFAULT, "test"))
                 .compose(f -> fx.authed(fx.client.post(fx.port, "127.0.0.1", "/classifier/reload")).send())
                 .onComplete(ctx.succeeding(r -> ctx.verify(() -> {
                     assertEquals(409, r.statusCode());
@@ -127,7 +130,7 @@ class TenantsAndReloadApiTest {
 
     @Test
     void reloadReportsOldAndNewProgramIdsAndValidatesTheObjectPath(Vertx vertx, VertxTestContext ctx) {
-        deploy(vertx, new TestKernel(Thresholds.DEFAULT, true))
+        deploy(vertx, TestKernel.ports(Thresholds.DEFAULT, true))
                 .compose(f -> fx.authed(fx.client.post(fx.port, "127.0.0.1", "/classifier/reload"))
                         .sendJsonObject(new JsonObject().put("object", "relative/nexus.o")))
                 .compose(relative -> {
@@ -142,8 +145,8 @@ class TenantsAndReloadApiTest {
                     assertEquals(200, r.statusCode(), r.bodyAsString());
                     JsonObject body = r.bodyAsJsonObject();
                     assertEquals("/opt/nexus/classify.o", body.getString("object"));
-                    assertEquals(new JsonObject().put("xdp", 100L).put("tc", 101L), body.getJsonObject("old_program_ids"));
-                    assertEquals(new JsonObject().put("xdp", 102L).put("tc", 103L), body.getJsonObject("new_program_ids"));
+                    assertEquals(new JsonObject().put("nexus_classify", 100L).put("nexus_tc_classify", 101L), body.getJsonObject("old_program_ids"));
+                    assertEquals(new JsonObject().put("nexus_classify", 102L).put("nexus_tc_classify", 103L), body.getJsonObject("new_program_ids"));
                     assertEquals(1, fx.hub.lastId(), "one reload event");
                     ctx.completeNow();
                 })));
@@ -151,7 +154,7 @@ class TenantsAndReloadApiTest {
 
     @Test
     void unknownPathsAndWrongMethodsAreProblems(Vertx vertx, VertxTestContext ctx) {
-        deploy(vertx, new UserSpaceKernelControl(Thresholds.DEFAULT, "test"))
+        deploy(vertx, ControlPorts.userSpace(Thresholds.DEFAULT, "test"))
                 .compose(f -> fx.get("/nope").send())
                 .compose(notFound -> {
                     ctx.verify(() -> {
@@ -172,7 +175,7 @@ class TenantsAndReloadApiTest {
     void deploymentFailsWhenThePortIsTaken(Vertx vertx, VertxTestContext ctx) throws Exception {
         // A plain socket, not a Vert.x server: Vert.x would share its own listener with the verticle.
         java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-        fx = new ControlFixture(new UserSpaceKernelControl(Thresholds.DEFAULT, "test"), 4, 4);
+        fx = new ControlFixture(ControlPorts.userSpace(Thresholds.DEFAULT, "test"), 4, 4);
         var config = new io.nexuscore.config.ControlConfig("127.0.0.1", taken.getLocalPort(), Optional.empty(),
                 fx.stateFile, 4, 4);
         vertx.deployVerticle(new ControlVerticle(config, fx.kernel, TierStateView.NONE, fx.hub, fx.registry))

@@ -1,48 +1,44 @@
 package io.nexuscore.control;
-import io.nexuscore.tenants.TenantPolicies;
 
+import io.nexuscore.adapt.AdaptiveControl;
+import io.nexuscore.bpf.DataPathControl;
+import io.nexuscore.bpf.ProgramStats;
+import io.nexuscore.bpf.ReloadResult;
+import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.tenants.InMemoryPrefixFloors;
+import io.nexuscore.tenants.PrefixTenantPolicies;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Stands in for the kernel data path (built in the bpf package) where a test needs what only kernel
  * mode has: a reload that succeeds, tier counters, program stats. Thresholds and tenants are the
  * product's in-memory ones; the real kernel adapter is exercised by the kernel tests.
  */
-final class TestKernel implements KernelControl {
+final class TestKernel implements DataPathControl {
 
-    private final UserSpaceKernelControl memory;
-    private final ThresholdStore thresholds;
-    private final boolean fresh;
-    private final AtomicLong nextProgramId = new AtomicLong(100);
-    private volatile Map<String, Long> programIds;
+    private final AtomicInteger nextProgramId = new AtomicInteger(100);
+    private volatile int xdp = nextProgramId.getAndIncrement();
+    private volatile int tc = nextProgramId.getAndIncrement();
 
-    TestKernel(Thresholds initial, boolean fresh) {
-        this(null, initial, fresh);
+    private TestKernel() {
+    }
+
+    static ControlPorts ports(Thresholds initial, boolean fresh) {
+        return ports(null, initial, fresh);
     }
 
     /** With the given threshold store (e.g. a real pinned map) instead of memory. */
-    TestKernel(ThresholdStore store, Thresholds initial, boolean fresh) {
-        this.memory = new UserSpaceKernelControl(initial, "test");
-        this.thresholds = store == null ? memory.thresholds() : store;
-        this.fresh = fresh;
-        this.programIds = Map.of("xdp", nextProgramId.getAndIncrement(), "tc", nextProgramId.getAndIncrement());
-    }
-
-    @Override
-    public ThresholdStore thresholds() {
-        return thresholds;
-    }
-
-    @Override
-    public boolean thresholdsFresh() {
-        return fresh;
+    static ControlPorts ports(ThresholdStore store, Thresholds initial, boolean fresh) {
+        return new ControlPorts(store == null ? new InMemoryThresholdStore(initial) : store, fresh,
+                new PrefixTenantPolicies(new InMemoryPrefixFloors()), AdaptiveControl.NOT_IN_KERNEL_MODE,
+                new TestKernel());
     }
 
     @Override
@@ -51,23 +47,21 @@ final class TestKernel implements KernelControl {
     }
 
     @Override
-    public TenantPolicies tenants() {
-        return memory.tenants();
-    }
-
-    @Override
-    public ReloadResult reload(Optional<Path> object) {
+    public synchronized ReloadResult reload(Optional<Path> object) {
         if (object.isPresent() && !object.get().toString().endsWith(".o")) {
             throw new IllegalArgumentException(object.get() + " is not an eBPF object file");
         }
-        Map<String, Long> old = programIds;
-        programIds = Map.of("xdp", nextProgramId.getAndIncrement(), "tc", nextProgramId.getAndIncrement());
-        return new ReloadResult(old, programIds);
+        int newXdp = nextProgramId.getAndIncrement();
+        int newTc = nextProgramId.getAndIncrement();
+        ReloadResult result = new ReloadResult(object.map(Path::toString).orElse("test.bpf.o"), xdp, newXdp, tc, newTc);
+        xdp = newXdp;
+        tc = newTc;
+        return result;
     }
 
     @Override
     public List<ProgramStats> programStats() {
-        return List.of(new ProgramStats("xdp", 130_000, 1_000), new ProgramStats("tc", 90_000, 1_000));
+        return List.of(new ProgramStats("xdp", 1, 130_000, 1_000), new ProgramStats("tc", 2, 90_000, 1_000));
     }
 
     @Override
@@ -77,6 +71,6 @@ final class TestKernel implements KernelControl {
 
     @Override
     public Map<String, Object> attachment() {
-        return Map.of("interfaces", List.of("lo"), "xdp_mode", "generic", "program_ids", programIds);
+        return Map.of("interfaces", List.of("lo"), "xdp_mode", "generic", "program_ids", Map.of("xdp", xdp, "tc", tc));
     }
 }

@@ -27,7 +27,7 @@ class ThresholdsApiTest {
 
     @BeforeEach
     void deploy(Vertx vertx, VertxTestContext ctx) {
-        fx = new ControlFixture(new UserSpaceKernelControl(Thresholds.DEFAULT, "test"), 64, 16);
+        fx = new ControlFixture(ControlPorts.userSpace(Thresholds.DEFAULT, "test"), 64, 16);
         fx.deploy(vertx).onComplete(ctx.succeedingThenComplete());
     }
 

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.KernelVerdict;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Tier;
@@ -71,7 +72,7 @@ class KernelModePathTest {
             models.put(tier, config.tier(tier).model());
         }
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS),
-                kernel, true, metrics);
+                kernel, ReadCost.SYSCALL, metrics);
         DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
                 EventSink.DISCARD, LatencyRecorder.NONE, vertx.createSharedWorkerExecutor("test-resolver", 2));
         AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), handler);

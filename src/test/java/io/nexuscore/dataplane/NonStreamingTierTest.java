@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.config.RouterConfig;
@@ -55,7 +56,7 @@ class NonStreamingTierTest {
         }
         RouterConfig config = RouterConfig.fromJson(RouterFixture.config(LocalOpenAiServer.start(vertx).await()));
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS),
-                VerdictSource.NONE, false, metrics);
+                VerdictSource.NONE, ReadCost.MEMORY, metrics);
         AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(config.dataPlane(),
                 resolver, backends, models, metrics, EventSink.DISCARD, LatencyRecorder.NONE, null));
         vertx.deployVerticle(acceptor)

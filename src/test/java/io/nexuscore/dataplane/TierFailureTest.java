@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nexuscore.RouterRuntime;
 import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.config.RouterConfig;
@@ -137,7 +138,7 @@ class TierFailureTest {
         }
         RouterConfig config = RouterConfig.fromJson(RouterFixture.config(LocalOpenAiServer.start(vertx).await()));
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS),
-                VerdictSource.NONE, false, metrics);
+                VerdictSource.NONE, ReadCost.MEMORY, metrics);
         List<Tier> recorded = new java.util.concurrent.CopyOnWriteArrayList<>();
         DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
                 EventSink.DISCARD, (tier, nanos) -> recorded.add(tier), null);

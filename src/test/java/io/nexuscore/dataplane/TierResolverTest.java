@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.KernelVerdict;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Tier;
@@ -25,7 +26,7 @@ class TierResolverTest {
 
     private TierResolver resolver(VerdictSource verdicts) {
         return new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS), verdicts,
-                verdicts != VerdictSource.NONE, metrics);
+                verdicts != VerdictSource.NONE ? ReadCost.SYSCALL : ReadCost.MEMORY, metrics);
     }
 
     private static ConnectionInfo connection(Optional<Tier> floor) {

@@ -1,4 +1,4 @@
-package io.nexuscore;
+package io.nexuscore.adapt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,13 +7,16 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.bpf.KernelDataPathControl;
 import io.nexuscore.bpf.KernelTestSupport;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.ControlConfig;
+import io.nexuscore.control.ControlPorts;
 import io.nexuscore.control.ControlVerticle;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.control.TierStateView;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.tenants.KernelPrefixFloors;
+import io.nexuscore.tenants.PrefixTenantPolicies;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -51,16 +54,18 @@ class AdaptiveApiKernelTest {
     private EventHub hub;
     private PrometheusMeterRegistry registry;
     private Path stateDir;
-    private KernelClassifierControl control;
+    private ControlPorts control;
 
     @BeforeEach
     void start() throws Exception {
         KernelTestSupport.requireKernel();
         kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(8080));
-        control = new KernelClassifierControl(kernel);
+        control = new ControlPorts(kernel.thresholds(), kernel.thresholdsFromConfig(),
+                new PrefixTenantPolicies(new KernelPrefixFloors(kernel.tenantPolicy())), kernel.adaptive(),
+                new KernelDataPathControl(kernel));
         registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         hub = new EventHub(1000, 1000, registry);
-        reporting = control.reportAdaptive(hub, registry);
+        reporting = AdaptiveReporting.start(kernel, hub, registry);
         stateDir = Files.createTempDirectory("nexus-adaptive-test");
         vertx = Vertx.vertx();
         ControlVerticle verticle = new ControlVerticle(new ControlConfig("127.0.0.1", 0, Optional.empty(),
@@ -110,7 +115,7 @@ class AdaptiveApiKernelTest {
         assertEquals(10, kernel.adaptive().settings().step());
 
         EventHub.Subscription events = hub.subscribe(Set.of("recalibration", "threshold"), OptionalLong.empty(), () -> { });
-        LatencyRecorder recorder = control.latencyRecorder();
+        LatencyRecorder recorder = kernel.latencyRing().recorder();
         for (int i = 0; i < 1000; i++) {
             recorder.record(Tier.NANO, 80_000_000L);
         }

@@ -1,4 +1,6 @@
-package io.nexuscore;
+package io.nexuscore.tenants;
+
+import io.nexuscore.RouterRuntime;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

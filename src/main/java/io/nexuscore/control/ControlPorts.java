@@ -1,0 +1,37 @@
+package io.nexuscore.control;
+
+import io.nexuscore.adapt.AdaptiveControl;
+import io.nexuscore.bpf.DataPathControl;
+import io.nexuscore.classify.InMemoryThresholdStore;
+import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.tenants.InMemoryPrefixFloors;
+import io.nexuscore.tenants.PrefixTenantPolicies;
+import io.nexuscore.tenants.TenantPolicies;
+
+/**
+ * What the control plane serves, one port per feature. Every port may make syscalls (kernel mode):
+ * the control plane calls them on worker threads only.
+ *
+ * @param thresholds      the live thresholds (classify; the pinned {@code score_thresholds} map in kernel mode)
+ * @param thresholdsFresh true when the live thresholds were just initialised from the configuration (a
+ *                        new map, or user space) and a saved state file should be restored over them;
+ *                        false when they survived in a pinned map, which is newer than any file
+ * @param tenants         tenant floors (tenants; {@code tenant_policy} in kernel mode)
+ * @param adaptive        the kernel's latency feedback loop (adapt)
+ * @param dataPath        the classifier programs: mode, attachment, counters, stats, reload (bpf)
+ */
+public record ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, TenantPolicies tenants,
+                           AdaptiveControl adaptive, DataPathControl dataPath) {
+
+    /** User-space mode over thresholds the data plane reads too, with in-memory tenant floors. */
+    public static ControlPorts userSpace(ThresholdStore thresholds, InMemoryPrefixFloors floors, String reason) {
+        return new ControlPorts(thresholds, true, new PrefixTenantPolicies(floors), AdaptiveControl.NOT_IN_KERNEL_MODE,
+                DataPathControl.userSpace(reason));
+    }
+
+    /** User-space mode on its own (tests, tools). */
+    public static ControlPorts userSpace(Thresholds initial, String reason) {
+        return userSpace(new InMemoryThresholdStore(initial), new InMemoryPrefixFloors(), reason);
+    }
+}
