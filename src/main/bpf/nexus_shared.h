@@ -172,7 +172,7 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
 
 /*
  * latency_ringbuf sample (BPF_MAP_TYPE_USER_RINGBUF, user -> kernel): one per completed request,
- * written by io.nexuscore.bpf.LatencyRing. Host byte order.
+ * written by io.nexuscore.adapt.LatencyRing. Host byte order.
  */
 struct latency_event {
 	__u64 timestamp_ns; /* CLOCK_MONOTONIC when the request completed */

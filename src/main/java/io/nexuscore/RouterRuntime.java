@@ -1,5 +1,7 @@
 package io.nexuscore;
 
+import io.nexuscore.classify.ThresholdSnapshot;
+
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nexuscore.bpf.KernelDataPath;
@@ -16,11 +18,11 @@ import io.nexuscore.config.TierConfig;
 import io.nexuscore.dataplane.AcceptorVerticle;
 import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
-import io.nexuscore.dataplane.LatencyRecorder;
-import io.nexuscore.dataplane.TenantFloors;
+import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.control.ControlVerticle;
-import io.nexuscore.control.EventHub;
+import io.nexuscore.events.EventHub;
 import io.nexuscore.control.KernelControl;
 import io.nexuscore.control.TierStateView;
 import io.nexuscore.control.UserSpaceKernelControl;

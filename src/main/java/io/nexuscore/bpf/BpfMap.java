@@ -13,9 +13,9 @@ import jnr.ffi.Pointer;
  */
 public final class BpfMap implements AutoCloseable {
 
-    static final long BPF_ANY = 0;
-    static final long BPF_NOEXIST = 1;
-    static final long BPF_EXIST = 2;
+    public static final long BPF_ANY = 0;
+    public static final long BPF_NOEXIST = 1;
+    public static final long BPF_EXIST = 2;
 
     private final String name;
     private final int fd;
@@ -30,7 +30,7 @@ public final class BpfMap implements AutoCloseable {
     }
 
     /** Opens {@code pinDir/name}; valueSize is per CPU for per-CPU maps (see {@link #perCpu}). */
-    static BpfMap openPinned(Path pinDir, String name, int keySize, int valueSize) {
+    public static BpfMap openPinned(Path pinDir, String name, int keySize, int valueSize) {
         Path pin = pinDir.resolve(name);
         int fd = Native.check(LibBpf.get().bpf_obj_get(pin.toString()), "bpf_obj_get", pin.toString());
         return new BpfMap(name, fd, keySize, valueSize);
@@ -59,11 +59,11 @@ public final class BpfMap implements AutoCloseable {
         return name;
     }
 
-    int fd() {
+    public int fd() {
         return fd;
     }
 
-    Optional<byte[]> lookup(byte[] key) {
+    public Optional<byte[]> lookup(byte[] key) {
         byte[] value = new byte[valueSize];
         int rc = LibBpf.get().bpf_map_lookup_elem(fd, requireKey(key), value);
         if (rc == -Errno.ENOENT) {
@@ -97,7 +97,7 @@ public final class BpfMap implements AutoCloseable {
         return value;
     }
 
-    void update(byte[] key, byte[] value, long flags) {
+    public void update(byte[] key, byte[] value, long flags) {
         if (value.length != valueSize) {
             throw new IllegalArgumentException(name + ": value is " + value.length + " bytes, map wants " + valueSize);
         }
@@ -105,7 +105,7 @@ public final class BpfMap implements AutoCloseable {
     }
 
     /** True when the key was there. */
-    boolean delete(byte[] key) {
+    public boolean delete(byte[] key) {
         int rc = LibBpf.get().bpf_map_delete_elem(fd, requireKey(key));
         if (rc == -Errno.ENOENT) {
             return false;
@@ -115,7 +115,7 @@ public final class BpfMap implements AutoCloseable {
     }
 
     /** All keys at the time of the walk (entries may come and go meanwhile: it is a live map). */
-    List<byte[]> keys() {
+    public List<byte[]> keys() {
         List<byte[]> keys = new ArrayList<>();
         byte[] current = null;
         while (true) {

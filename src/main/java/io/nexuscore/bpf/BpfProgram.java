@@ -86,7 +86,7 @@ public final class BpfProgram {
      * BPF_PROG_TEST_RUN of a SEC("syscall") program: no packet, no context, once. Returns the
      * program's return value.
      */
-    int runSyscall() {
+    public int runSyscall() {
         Pointer opts = Opts.allocate(Opts.TEST_RUN_SIZE);
         Native.check(LibBpf.get().bpf_prog_test_run_opts(fd, opts), "bpf_prog_test_run_opts", name);
         return opts.getInt(Opts.TEST_RUN_RETVAL);

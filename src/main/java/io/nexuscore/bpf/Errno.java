@@ -3,14 +3,14 @@ package io.nexuscore.bpf;
 import java.util.Map;
 
 /** Linux errno names for the values bpf(2), netlink and libbpf return. */
-final class Errno {
+public final class Errno {
 
-    static final int EPERM = 1;
-    static final int ENOENT = 2;
-    static final int EEXIST = 17;
-    static final int ENODEV = 19;
-    static final int EINVAL = 22;
-    static final int EOPNOTSUPP = 95;
+    public static final int EPERM = 1;
+    public static final int ENOENT = 2;
+    public static final int EEXIST = 17;
+    public static final int ENODEV = 19;
+    public static final int EINVAL = 22;
+    public static final int EOPNOTSUPP = 95;
 
     private static final Map<Integer, String> NAMES = Map.ofEntries(
             Map.entry(1, "EPERM (Operation not permitted)"),
@@ -59,7 +59,7 @@ final class Errno {
     private Errno() {
     }
 
-    static String describe(int errno) {
+    public static String describe(int errno) {
         return NAMES.getOrDefault(errno, "errno " + errno);
     }
 }

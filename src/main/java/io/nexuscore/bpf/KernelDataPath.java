@@ -1,5 +1,10 @@
 package io.nexuscore.bpf;
 
+import io.nexuscore.adapt.AdaptiveLoop;
+import io.nexuscore.adapt.LatencyRing;
+import io.nexuscore.adapt.RecalibrationEvents;
+import io.nexuscore.tenants.TenantPolicyMap;
+
 import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.VerdictSource;

@@ -4,13 +4,13 @@ import jnr.ffi.LastError;
 import jnr.ffi.Pointer;
 
 /** The one place where native results become exceptions (see {@link BpfException}). */
-final class Native {
+public final class Native {
 
     private Native() {
     }
 
     /** libbpf and bpf(2) wrappers return a negative errno; libc calls return -1 with errno set. */
-    static int check(int result, String call, String object) {
+    public static int check(int result, String call, String object) {
         if (result < 0) {
             int errno = result == -1 ? lastErrorOr(1) : -result;
             throw new BpfException(call, object, errno);
@@ -19,7 +19,7 @@ final class Native {
     }
 
     /** libbpf returns NULL and sets errno. */
-    static Pointer check(Pointer result, String call, String object) {
+    public static Pointer check(Pointer result, String call, String object) {
         if (result == null || result.address() == 0) {
             throw new BpfException(call, object, lastErrorOr(Errno.EINVAL));
         }

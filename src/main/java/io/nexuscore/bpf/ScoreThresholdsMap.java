@@ -14,7 +14,7 @@ public final class ScoreThresholdsMap implements ThresholdStore {
 
     private final BpfMap map;
 
-    ScoreThresholdsMap(BpfMap map) {
+    public ScoreThresholdsMap(BpfMap map) {
         this.map = map;
     }
 

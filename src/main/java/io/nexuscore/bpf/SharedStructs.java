@@ -129,7 +129,7 @@ public final class SharedStructs {
         return new Thresholds(b.getInt(0), b.getInt(4));
     }
 
-    static byte[] tenantKey(Inet4Address prefix, int prefixLength) {
+    public static byte[] tenantKey(Inet4Address prefix, int prefixLength) {
         if (prefixLength < 0 || prefixLength > 32) {
             throw new IllegalArgumentException("prefix length must be in 0..32, got " + prefixLength);
         }
@@ -139,7 +139,7 @@ public final class SharedStructs {
                 .array();
     }
 
-    static byte[] tenantFloor(Tier floor) {
+    public static byte[] tenantFloor(Tier floor) {
         return new byte[] {(byte) floor.wire(), 0, 0, 0};
     }
 
@@ -158,7 +158,7 @@ public final class SharedStructs {
         return b.array();
     }
 
-    static byte[] adaptiveSettings(AdaptiveSettings a) {
+    public static byte[] adaptiveSettings(AdaptiveSettings a) {
         ByteBuffer b = ByteBuffer.allocate(ADAPTIVE_SETTINGS.size()).order(ByteOrder.LITTLE_ENDIAN)
                 .putInt(a.enabled() ? 1 : 0).putInt(a.periodMs())
                 .putInt(a.nanoTargetP95Us()).putInt(0).putInt(0) // small and large: no target
@@ -167,17 +167,17 @@ public final class SharedStructs {
         return b.array();
     }
 
-    static AdaptiveSettings decodeAdaptiveSettings(byte[] value) {
+    public static AdaptiveSettings decodeAdaptiveSettings(byte[] value) {
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         return new AdaptiveSettings(b.getInt(0) != 0, b.getInt(4), b.getInt(8), b.getInt(20), b.getInt(24),
                 b.getInt(28), b.getInt(32), b.getInt(36), b.getInt(40), b.getInt(44));
     }
 
-    static Recalibration decodeRecalibration(ByteBuffer b, int at) {
+    public static Recalibration decodeRecalibration(ByteBuffer b, int at) {
         return new Recalibration(b.getLong(at), b.getInt(at + 8), b.getInt(at + 12), b.getInt(at + 16), b.getInt(at + 20));
     }
 
-    static AdaptiveStatus decodeAdaptiveStats(AdaptiveSettings settings, byte[] value) {
+    public static AdaptiveStatus decodeAdaptiveStats(AdaptiveSettings settings, byte[] value) {
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         List<Integer> p95 = new java.util.ArrayList<>();
         List<Integer> samples = new java.util.ArrayList<>();
@@ -193,11 +193,11 @@ public final class SharedStructs {
     }
 
     /** The return value of the kernel's last bpf_map_update_elem(score_thresholds, BPF_EXIST), 0 = success. */
-    static long lastUpdateResult(byte[] adaptiveStats) {
+    public static long lastUpdateResult(byte[] adaptiveStats) {
         return ByteBuffer.wrap(adaptiveStats).order(ByteOrder.LITTLE_ENDIAN).getLong(24);
     }
 
-    static InetAddress inet(byte[] address) {
+    public static InetAddress inet(byte[] address) {
         try {
             return InetAddress.getByAddress(address);
         } catch (UnknownHostException e) {
@@ -205,7 +205,7 @@ public final class SharedStructs {
         }
     }
 
-    static Inet4Address inet4(byte[] address) {
+    public static Inet4Address inet4(byte[] address) {
         try {
             return (Inet4Address) InetAddress.getByAddress(address);
         } catch (UnknownHostException e) {

@@ -22,7 +22,7 @@ public record StructLayout(String name, int size, Map<String, Integer> offsets) 
         return new StructLayout(name, size, offsets);
     }
 
-    int offset(String member) {
+    public int offset(String member) {
         Integer offset = offsets.get(member);
         if (offset == null) {
             throw new IllegalArgumentException(name + " has no member " + member);

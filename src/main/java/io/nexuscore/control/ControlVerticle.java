@@ -1,13 +1,20 @@
 package io.nexuscore.control;
 
+import io.nexuscore.http.JsonBodies;
+import io.nexuscore.adapt.AdaptiveJson;
+import io.nexuscore.events.EventHub;
+import io.nexuscore.http.ControlProblems;
+import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.tenants.TenantPolicies;
+
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nexuscore.adapt.AdaptiveStatus;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.ControlConfig;
-import io.nexuscore.control.ControlProblems.Kind;
-import io.nexuscore.control.ControlProblems.Problem;
-import io.nexuscore.control.TenantPolicies.TenantPolicy;
+import io.nexuscore.http.ControlProblems.Kind;
+import io.nexuscore.http.ControlProblems.Problem;
+import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;

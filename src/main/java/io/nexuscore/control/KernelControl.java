@@ -1,5 +1,7 @@
 package io.nexuscore.control;
 
+import io.nexuscore.tenants.TenantPolicies;
+
 import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.adapt.AdaptiveStatus;
 import io.nexuscore.adapt.Recalibration;

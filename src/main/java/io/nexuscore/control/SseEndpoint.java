@@ -1,7 +1,9 @@
 package io.nexuscore.control;
 
-import io.nexuscore.control.ControlProblems.Kind;
-import io.nexuscore.control.ControlProblems.Problem;
+import io.nexuscore.events.EventHub;
+
+import io.nexuscore.http.ControlProblems.Kind;
+import io.nexuscore.http.ControlProblems.Problem;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

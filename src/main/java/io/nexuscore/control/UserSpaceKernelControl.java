@@ -1,5 +1,8 @@
 package io.nexuscore.control;
 
+import io.nexuscore.tenants.InMemoryPrefixFloors;
+import io.nexuscore.tenants.PrefixTenantPolicies;
+
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;

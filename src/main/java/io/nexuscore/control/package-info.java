@@ -7,11 +7,11 @@
  *   <li>{@link io.nexuscore.control.KernelControl}: thresholds, tier counters, tenant floors, reload,
  *       program stats, mode and attachment. {@link io.nexuscore.control.UserSpaceKernelControl} is the
  *       user-space implementation; kernel mode adapts {@code io.nexuscore.bpf.KernelDataPath}
- *       (its tenant map through {@link io.nexuscore.control.PrefixFloors} and
- *       {@link io.nexuscore.control.PrefixTenantPolicies}).</li>
+ *       (its tenant map through {@link io.nexuscore.tenants.PrefixFloors} and
+ *       {@link io.nexuscore.tenants.PrefixTenantPolicies}).</li>
  *   <li>{@link io.nexuscore.control.TierStateView}: pool state per tier
  *       ({@link io.nexuscore.control.TierStateView#ofRecords} renders snapshot records).</li>
- *   <li>{@link io.nexuscore.control.EventHub}: the {@link io.nexuscore.events.EventSink} every feature
+ *   <li>{@link io.nexuscore.events.EventHub}: the {@link io.nexuscore.events.EventSink} every feature
  *       publishes into; GET /events streams it.</li>
  * </ul>
  * Threshold changes, whoever makes them (PATCH, bpftool on the pinned map, the kernel), go through

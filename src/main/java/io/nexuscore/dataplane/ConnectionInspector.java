@@ -1,5 +1,7 @@
 package io.nexuscore.dataplane;
 
+import io.nexuscore.tenants.TenantFloors;
+
 import io.nexuscore.bpf.SocketMarks;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.Tier;

@@ -1,5 +1,8 @@
 package io.nexuscore.dataplane;
 
+import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.tenants.TenantFloors;
+
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.DataPlaneConfig;
 import io.nexuscore.events.EventSink;

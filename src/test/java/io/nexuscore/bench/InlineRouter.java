@@ -10,7 +10,7 @@ import io.nexuscore.config.RouterConfig;
 import io.nexuscore.dataplane.AcceptorVerticle;
 import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
-import io.nexuscore.dataplane.LatencyRecorder;
+import io.nexuscore.adapt.LatencyRecorder;
 import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.tiers.TierBackend;

@@ -1,4 +1,5 @@
 package io.nexuscore.bpf;
+import io.nexuscore.tenants.TenantPolicyMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import io.nexuscore.tenants.TenantPolicyMap;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.KernelVerdict;
 import io.nexuscore.classify.ScoreWeights;

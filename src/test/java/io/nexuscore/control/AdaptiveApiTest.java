@@ -1,4 +1,5 @@
 package io.nexuscore.control;
+import io.nexuscore.http.ControlProblems;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

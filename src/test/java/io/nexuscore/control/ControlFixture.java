@@ -1,4 +1,5 @@
 package io.nexuscore.control;
+import io.nexuscore.events.EventHub;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -1,4 +1,5 @@
 package io.nexuscore.control;
+import io.nexuscore.tenants.TenantPolicies;
 
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;

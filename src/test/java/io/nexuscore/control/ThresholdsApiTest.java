@@ -1,4 +1,6 @@
 package io.nexuscore.control;
+import io.nexuscore.events.EventHub;
+import io.nexuscore.http.ControlProblems;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

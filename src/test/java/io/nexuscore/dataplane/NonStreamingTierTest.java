@@ -1,4 +1,5 @@
 package io.nexuscore.dataplane;
+import io.nexuscore.adapt.LatencyRecorder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,7 +1,7 @@
 package io.nexuscore.control.bench;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.nexuscore.control.EventHub;
+import io.nexuscore.events.EventHub;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;

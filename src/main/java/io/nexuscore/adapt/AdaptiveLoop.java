@@ -1,4 +1,10 @@
-package io.nexuscore.bpf;
+package io.nexuscore.adapt;
+
+import io.nexuscore.bpf.BpfException;
+import io.nexuscore.bpf.BpfMap;
+import io.nexuscore.bpf.BpfProgram;
+import io.nexuscore.bpf.Errno;
+import io.nexuscore.bpf.SharedStructs;
 
 import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.adapt.AdaptiveStatus;
@@ -18,13 +24,13 @@ public final class AdaptiveLoop {
     private final BpfMap statsMap;
     private BpfProgram armProgram;
 
-    AdaptiveLoop(BpfMap settingsMap, BpfMap statsMap) {
+    public AdaptiveLoop(BpfMap settingsMap, BpfMap statsMap) {
         this.settingsMap = settingsMap;
         this.statsMap = statsMap;
     }
 
     /** Writes the defaults when the map is fresh (all zero); a pinned map keeps its settings. */
-    synchronized void initialise(AdaptiveSettings defaults) {
+    public synchronized void initialise(AdaptiveSettings defaults) {
         byte[] value = settingsMap.lookup(KEY).orElse(new byte[SharedStructs.ADAPTIVE_SETTINGS.size()]);
         for (byte b : value) {
             if (b != 0) {
@@ -38,7 +44,7 @@ public final class AdaptiveLoop {
      * Arms the timer with {@code program} (the newest load's): bpf_timer_init on first use, then
      * set_callback (the timer drops the previous program) and start with the configured period.
      */
-    synchronized void arm(BpfProgram program) {
+    public synchronized void arm(BpfProgram program) {
         int rc = program.runSyscall();
         if (rc != 0) {
             throw new BpfException("nexus_adapt_arm (bpf_timer_init/set_callback/start)", "adaptive_timer",

@@ -1,4 +1,4 @@
-package io.nexuscore;
+package io.nexuscore.classify;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

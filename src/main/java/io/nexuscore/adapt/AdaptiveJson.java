@@ -1,11 +1,13 @@
-package io.nexuscore.control;
+package io.nexuscore.adapt;
+
+import io.nexuscore.http.JsonBodies;
 
 import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.adapt.AdaptiveStatus;
 import io.nexuscore.adapt.Recalibration;
 import io.nexuscore.classify.Tier;
-import io.nexuscore.control.ControlProblems.Kind;
-import io.nexuscore.control.ControlProblems.Problem;
+import io.nexuscore.http.ControlProblems.Kind;
+import io.nexuscore.http.ControlProblems.Problem;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +17,7 @@ import java.util.Set;
 /** GET/PATCH /adaptive bodies: the loop's settings (targets in ms on the wire, µs in the kernel). */
 public final class AdaptiveJson {
 
-    static final Set<String> FIELDS =
+    public static final Set<String> FIELDS =
             Set.of("enabled", "period_ms", "nano_target_p95_ms", "step", "floor", "min_samples", "max_events",
                     "ceiling", "raise_below_pct", "raise_after");
 
@@ -23,11 +25,11 @@ public final class AdaptiveJson {
     }
 
     /** A JSON merge patch of the settings; absent fields keep their value. */
-    record Patch(Optional<Boolean> enabled, OptionalLong periodMs, OptionalLong nanoTargetP95Ms, OptionalLong step,
+    public record Patch(Optional<Boolean> enabled, OptionalLong periodMs, OptionalLong nanoTargetP95Ms, OptionalLong step,
                  OptionalLong floor, OptionalLong minSamples, OptionalLong maxEvents, OptionalLong ceiling,
                  OptionalLong raiseBelowPct, OptionalLong raiseAfter) {
 
-        AdaptiveSettings mergeInto(AdaptiveSettings current) {
+        public AdaptiveSettings mergeInto(AdaptiveSettings current) {
             try {
                 return new AdaptiveSettings(
                         enabled.orElse(current.enabled()),
@@ -48,7 +50,7 @@ public final class AdaptiveJson {
     }
 
     /** Types and ranges checked here (400 / 422 naming the field); nothing is written on failure. */
-    static Patch parse(JsonObject body) {
+    public static Patch parse(JsonObject body) {
         JsonBodies.allowOnly(body, FIELDS);
         return new Patch(
                 JsonBodies.bool(body, "enabled"),
@@ -63,7 +65,7 @@ public final class AdaptiveJson {
                 JsonBodies.integer(body, "raise_after", 1, 1000));
     }
 
-    static JsonObject settingsJson(AdaptiveSettings s) {
+    public static JsonObject settingsJson(AdaptiveSettings s) {
         return new JsonObject()
                 .put("enabled", s.enabled())
                 .put("period_ms", s.periodMs())
@@ -77,7 +79,7 @@ public final class AdaptiveJson {
                 .put("raise_after", s.raiseAfter());
     }
 
-    static JsonObject toJson(AdaptiveStatus status) {
+    public static JsonObject toJson(AdaptiveStatus status) {
         JsonObject p95 = new JsonObject();
         JsonObject samples = new JsonObject();
         for (Tier tier : Tier.values()) {

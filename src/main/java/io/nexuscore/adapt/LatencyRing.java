@@ -1,4 +1,9 @@
-package io.nexuscore.bpf;
+package io.nexuscore.adapt;
+
+import io.nexuscore.bpf.LibBpf;
+import io.nexuscore.bpf.LibC;
+import io.nexuscore.bpf.Native;
+import io.nexuscore.bpf.SharedStructs;
 
 import io.nexuscore.classify.Tier;
 import java.nio.charset.StandardCharsets;

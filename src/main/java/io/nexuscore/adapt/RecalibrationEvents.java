@@ -1,4 +1,10 @@
-package io.nexuscore.bpf;
+package io.nexuscore.adapt;
+
+import io.nexuscore.bpf.BpfException;
+import io.nexuscore.bpf.LibBpf;
+import io.nexuscore.bpf.LibC;
+import io.nexuscore.bpf.Native;
+import io.nexuscore.bpf.SharedStructs;
 
 import io.nexuscore.adapt.Recalibration;
 import java.nio.ByteBuffer;

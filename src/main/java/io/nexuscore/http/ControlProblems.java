@@ -1,4 +1,4 @@
-package io.nexuscore.control;
+package io.nexuscore.http;
 
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.json.JsonObject;
@@ -10,14 +10,14 @@ import java.util.Optional;
  * {@code application/problem+json} with a stable {@code type} per failure; validation failures also
  * name the offending {@code field}. Handlers throw {@link Problem}; the router's failure handler renders it.
  */
-final class ControlProblems {
+public final class ControlProblems {
 
-    static final String CONTENT_TYPE = "application/problem+json";
+    public static final String CONTENT_TYPE = "application/problem+json";
     /** Same base as the data plane's {@code io.nexuscore.http.Problem}: the URI identifies, it need not resolve. */
-    static final String TYPE_PREFIX = "https://nexuscore.io/problems/";
+    public static final String TYPE_PREFIX = "https://nexuscore.io/problems/";
 
     /** The failure kinds, each with its status and a title that does not vary between occurrences. */
-    enum Kind {
+    public enum Kind {
         MALFORMED_JSON("malformed-json", 400, "Request body is not valid JSON"),
         INVALID_REQUEST("invalid-request", 400, "Request body does not match the expected shape"),
         INVALID_VALUE("invalid-value", 422, "A field's value is outside what the operation accepts"),
@@ -31,9 +31,9 @@ final class ControlProblems {
         RELOAD_FAILED("reload-failed", 500, "Reloading the classifier programs failed"),
         INTERNAL("internal", 500, "Internal error");
 
-        final String slug;
-        final int status;
-        final String title;
+        public final String slug;
+        public final int status;
+        public final String title;
 
         Kind(String slug, int status, String title) {
             this.slug = slug;
@@ -41,21 +41,21 @@ final class ControlProblems {
             this.title = title;
         }
 
-        String type() {
+        public String type() {
             return TYPE_PREFIX + slug;
         }
     }
 
     /** A failure a handler reports; {@code field} names the request field at fault, when one is. */
-    static final class Problem extends RuntimeException {
-        final Kind kind;
-        final Optional<String> field;
+    public static final class Problem extends RuntimeException {
+        public final Kind kind;
+        public final Optional<String> field;
 
-        Problem(Kind kind, String detail) {
+        public Problem(Kind kind, String detail) {
             this(kind, detail, null);
         }
 
-        Problem(Kind kind, String detail, String field) {
+        public Problem(Kind kind, String detail, String field) {
             super(detail, null, false, false);
             this.kind = kind;
             this.field = Optional.ofNullable(field);
@@ -65,7 +65,7 @@ final class ControlProblems {
     private ControlProblems() {
     }
 
-    static JsonObject body(Kind kind, String detail, Optional<String> field, String instance) {
+    public static JsonObject body(Kind kind, String detail, Optional<String> field, String instance) {
         JsonObject json = new JsonObject()
                 .put("type", kind.type())
                 .put("title", kind.title)
@@ -78,11 +78,11 @@ final class ControlProblems {
         return json;
     }
 
-    static void send(RoutingContext ctx, Problem problem) {
+    public static void send(RoutingContext ctx, Problem problem) {
         send(ctx, problem.kind, problem.getMessage(), problem.field);
     }
 
-    static void send(RoutingContext ctx, Kind kind, String detail, Optional<String> field) {
+    public static void send(RoutingContext ctx, Kind kind, String detail, Optional<String> field) {
         if (ctx.response().headWritten()) {
             ctx.response().reset();
             return;

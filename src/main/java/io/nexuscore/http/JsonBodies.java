@@ -1,7 +1,7 @@
-package io.nexuscore.control;
+package io.nexuscore.http;
 
-import io.nexuscore.control.ControlProblems.Kind;
-import io.nexuscore.control.ControlProblems.Problem;
+import io.nexuscore.http.ControlProblems.Kind;
+import io.nexuscore.http.ControlProblems.Problem;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
@@ -14,7 +14,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /** Reading request bodies strictly: JSON objects only, known fields only, typed values, named errors. */
-final class JsonBodies {
+public final class JsonBodies {
 
     private JsonBodies() {
     }
@@ -24,7 +24,7 @@ final class JsonBodies {
      *
      * @param mediaTypes accepted Content-Types (parameters such as charset are ignored)
      */
-    static Optional<JsonObject> object(RoutingContext ctx, boolean optional, Set<String> mediaTypes) {
+    public static Optional<JsonObject> object(RoutingContext ctx, boolean optional, Set<String> mediaTypes) {
         Buffer body = ctx.body().buffer();
         if (body == null || body.length() == 0) {
             if (optional) {
@@ -50,7 +50,7 @@ final class JsonBodies {
         return Optional.of(object);
     }
 
-    static void allowOnly(JsonObject object, Set<String> known) {
+    public static void allowOnly(JsonObject object, Set<String> known) {
         for (String name : object.fieldNames()) {
             if (!known.contains(name)) {
                 throw new Problem(Kind.INVALID_REQUEST, "unknown field '" + name + "' (known: " + known + ")", name);
@@ -59,7 +59,7 @@ final class JsonBodies {
     }
 
     /** An integer field in 0..255; absent when not in the object. Null means "remove", which scores cannot. */
-    static OptionalInt score(JsonObject object, String field) {
+    public static OptionalInt score(JsonObject object, String field) {
         if (!object.containsKey(field)) {
             return OptionalInt.empty();
         }
@@ -81,7 +81,7 @@ final class JsonBodies {
     }
 
     /** An integer field in min..max; absent when not in the object; null is refused (nothing can be removed). */
-    static OptionalLong integer(JsonObject object, String field, long min, long max) {
+    public static OptionalLong integer(JsonObject object, String field, long min, long max) {
         if (!object.containsKey(field)) {
             return OptionalLong.empty();
         }
@@ -104,7 +104,7 @@ final class JsonBodies {
     }
 
     /** A boolean field; absent when not in the object. */
-    static Optional<Boolean> bool(JsonObject object, String field) {
+    public static Optional<Boolean> bool(JsonObject object, String field) {
         if (!object.containsKey(field)) {
             return Optional.empty();
         }
@@ -116,7 +116,7 @@ final class JsonBodies {
     }
 
     /** A required (or optional) string field. */
-    static Optional<String> string(JsonObject object, String field, boolean required) {
+    public static Optional<String> string(JsonObject object, String field, boolean required) {
         Object value = object.getValue(field);
         if (value == null) {
             if (required) {

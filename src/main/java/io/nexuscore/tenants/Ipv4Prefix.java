@@ -1,4 +1,4 @@
-package io.nexuscore.control;
+package io.nexuscore.tenants;
 
 /**
  * An IPv4 prefix such as {@code 192.0.2.0/24}. The address is held as an unsigned 32-bit value in

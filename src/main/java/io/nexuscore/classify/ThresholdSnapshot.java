@@ -1,4 +1,4 @@
-package io.nexuscore;
+package io.nexuscore.classify;
 
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
@@ -11,7 +11,7 @@ import java.util.function.Supplier;
  * and {@link #get()} returns the latest copy. Used where a change a moment late does no harm
  * (the observed tier of an upstream's answer); the data plane's tier decision reads the map itself.
  */
-final class ThresholdSnapshot implements Supplier<Thresholds>, AutoCloseable {
+public final class ThresholdSnapshot implements Supplier<Thresholds>, AutoCloseable {
 
     static final long REFRESH_MS = 100;
 
@@ -19,7 +19,7 @@ final class ThresholdSnapshot implements Supplier<Thresholds>, AutoCloseable {
     private final long timer;
     private volatile Thresholds current;
 
-    ThresholdSnapshot(Vertx vertx, ThresholdStore store) {
+    public ThresholdSnapshot(Vertx vertx, ThresholdStore store) {
         this.vertx = vertx;
         this.current = store.read();
         this.timer = vertx.setPeriodic(REFRESH_MS, id ->

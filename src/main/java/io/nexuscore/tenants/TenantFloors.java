@@ -1,4 +1,4 @@
-package io.nexuscore.dataplane;
+package io.nexuscore.tenants;
 
 import io.nexuscore.classify.Tier;
 import java.net.Inet4Address;

@@ -1,4 +1,9 @@
-package io.nexuscore.bpf;
+package io.nexuscore.adapt;
+import io.nexuscore.bpf.BpfMap;
+import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.bpf.KernelTestSupport;
+import io.nexuscore.bpf.ScoreThresholdsMap;
+import io.nexuscore.bpf.SharedStructs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

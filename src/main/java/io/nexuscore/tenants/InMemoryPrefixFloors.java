@@ -1,4 +1,4 @@
-package io.nexuscore.control;
+package io.nexuscore.tenants;
 
 import io.nexuscore.classify.Tier;
 import java.util.LinkedHashMap;

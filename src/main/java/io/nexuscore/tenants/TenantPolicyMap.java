@@ -1,4 +1,7 @@
-package io.nexuscore.bpf;
+package io.nexuscore.tenants;
+
+import io.nexuscore.bpf.BpfMap;
+import io.nexuscore.bpf.SharedStructs;
 
 import io.nexuscore.classify.Tier;
 import java.net.Inet4Address;
@@ -17,7 +20,7 @@ public final class TenantPolicyMap {
 
     private final BpfMap map;
 
-    TenantPolicyMap(BpfMap map) {
+    public TenantPolicyMap(BpfMap map) {
         this.map = map;
     }
 

@@ -1,4 +1,4 @@
-package io.nexuscore.dataplane;
+package io.nexuscore.adapt;
 
 import io.nexuscore.classify.Tier;
 

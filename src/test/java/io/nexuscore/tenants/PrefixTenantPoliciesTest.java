@@ -1,4 +1,4 @@
-package io.nexuscore.control;
+package io.nexuscore.tenants;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.classify.Tier;
-import io.nexuscore.control.TenantPolicies.TenantPolicy;
+import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

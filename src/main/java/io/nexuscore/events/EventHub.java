@@ -1,4 +1,4 @@
-package io.nexuscore.control;
+package io.nexuscore.events;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;

@@ -1,4 +1,4 @@
-package io.nexuscore.control;
+package io.nexuscore.events;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
