@@ -4,10 +4,12 @@
  * so that both share one set of map definitions and one .rodata, and a reload swaps both from
  * one file.
  *
- *   xdp  nexus_classify      score each HTTP request head sent to a data-plane port; store the
- *                            verdict per 4-tuple in routing_decisions; count it in tier_counters
- *   tc   nexus_tc_classify   same scoring on the skb (no map writes); SYN detection
- *        -> nexus_tc_policy  tenant_policy floor for the source address (tail call, tc_chain[1])
+ *   xdp  nexus_classify      score each HTTP request head (IPv4 or IPv6) sent to a data-plane
+ *                            port; store the verdict per 4-tuple (verdict_store.bpf.h: LRU map and
+ *                            mmap-able slot); count it in tier_counters
+ *   tc   nexus_tc_classify   SYN detection, else the tier XDP stored for the 4-tuple (a lookup,
+ *                            no second scan of the head)
+ *        -> nexus_tc_policy  tenant_policy floor for the IPv4 source address (tail call, tc_chain[1])
  *        -> nexus_tc_mark    skb->mark (tail call, tc_chain[2]); see NEXUS_MARK in nexus_shared.h
  *   syscall nexus_adapt_arm  arms the adaptive loop's bpf_timer (recalibrate(), at the end of this
  *                            file): latency samples in, nano_max adjusted, recalibration events out
@@ -21,6 +23,8 @@
 #include "nexus_shared.h"
 
 #define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86dd
+#define IPV6_HLEN 40
 #define ETH_HLEN 14
 #define MAX_HEADERS (ETH_HLEN + 60 + 60)
 #define TC_ACT_OK 0
@@ -53,14 +57,8 @@ const volatile struct load_settings settings = {
 	.ports = { 8080 },
 };
 
-/* Latest verdict per client connection; LRU so idle connections age out. Read by the data plane. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1000000);
-	__type(key, struct flow_key);
-	__type(value, struct routing_decision);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} routing_decisions SEC(".maps");
+/* routing_decisions(6), verdict_slots(6): where verdicts are stored and read. */
+#include "verdict_store.bpf.h"
 
 /* Live tier thresholds (key 0), written by the control plane and the feedback loop. */
 struct {
@@ -101,10 +99,12 @@ struct {
 
 /* A TCP segment to a data-plane port, as parse_tcp() finds it. */
 struct tcp_facts {
-	struct flow_key key;
-	__u32 payload_off; /* from the start of the Ethernet header */
-	__u32 payload_len; /* from the IPv4 total length */
-	__u8 flags;        /* TCP flags byte (CWR..FIN) */
+	struct flow_key key;   /* IPv4 */
+	struct flow_key6 key6; /* IPv6 */
+	__u32 payload_off;     /* from the start of the Ethernet header */
+	__u32 payload_len;     /* from the IPv4 total length / IPv6 payload length */
+	__u8 flags;            /* TCP flags byte (CWR..FIN) */
+	__u8 ipv6;             /* 1: key6 holds the 4-tuple, else key */
 };
 
 struct verdict {
@@ -178,15 +178,53 @@ static __always_inline bool is_dataplane_port(__u16 port)
 	return false;
 }
 
+/* The TCP header's part of parse_tcp(): ports, lengths, flags. tcp_space = bytes after the IP header. */
+static __always_inline int parse_tcp_header(struct tcphdr *tcp, void *data_end, __u32 l3_off, __u32 tcp_space,
+					    struct tcp_facts *f)
+{
+	if ((void *)(tcp + 1) > data_end || tcp_space < sizeof(*tcp))
+		return -1;
+	if (!is_dataplane_port(bpf_ntohs(tcp->dest)))
+		return -1;
+	__u32 tcp_hlen = tcp->doff * 4;
+	if (tcp_hlen < sizeof(*tcp) || tcp_hlen > tcp_space)
+		return -1;
+	f->payload_off = l3_off + tcp_hlen;
+	f->payload_len = tcp_space - tcp_hlen;
+	f->flags = ((__u8 *)tcp)[13];
+	return 0;
+}
+
 /*
- * Ethernet / IPv4 / TCP to a data-plane port, unfragmented, lengths consistent; else -1.
- * Reads [data, data_end): the frame itself in XDP (direct packet access), a copy of its first
- * bytes in TC. IPv6 is not classified: the verdict key is IPv4.
+ * Ethernet / IPv4 or IPv6 / TCP to a data-plane port, unfragmented, lengths consistent; else -1.
+ * Reads [data, data_end): the frame itself (direct packet access in XDP and TC). IPv6 with
+ * extension headers between the fixed header and TCP is not classified.
  */
 static __always_inline int parse_tcp(void *data, void *data_end, __u32 frame_len, struct tcp_facts *f)
 {
 	struct ethhdr *eth = data;
-	if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
+	if ((void *)(eth + 1) > data_end)
+		return -1;
+	if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+		if ((void *)(ip6 + 1) > data_end)
+			return -1;
+		if (ip6->version != 6 || ip6->nexthdr != IPPROTO_TCP)
+			return -1;
+		__u32 plen = bpf_ntohs(ip6->payload_len);
+		if (ETH_HLEN + IPV6_HLEN + plen > frame_len)
+			return -1;
+		struct tcphdr *tcp = (void *)(ip6 + 1);
+		if (parse_tcp_header(tcp, data_end, ETH_HLEN + IPV6_HLEN, plen, f) < 0)
+			return -1;
+		__builtin_memcpy(f->key6.src_ip, &ip6->saddr, 16);
+		__builtin_memcpy(f->key6.dst_ip, &ip6->daddr, 16);
+		f->key6.src_port = tcp->source;
+		f->key6.dst_port = tcp->dest;
+		f->ipv6 = 1;
+		return 0;
+	}
+	if (eth->h_proto != bpf_htons(ETH_P_IP))
 		return -1;
 	struct iphdr *ip = (void *)(eth + 1);
 	if ((void *)(ip + 1) > data_end)
@@ -196,24 +234,16 @@ static __always_inline int parse_tcp(void *data, void *data_end, __u32 frame_len
 		return -1;
 	__u32 ip_hlen = ip->ihl * 4;
 	__u32 tot_len = bpf_ntohs(ip->tot_len);
+	if (tot_len < ip_hlen || ETH_HLEN + tot_len > frame_len)
+		return -1;
 	struct tcphdr *tcp = (void *)ip + ip_hlen;
-	if ((void *)(tcp + 1) > data_end)
+	if (parse_tcp_header(tcp, data_end, ETH_HLEN + ip_hlen, tot_len - ip_hlen, f) < 0)
 		return -1;
-	if (tot_len < ip_hlen + sizeof(*tcp) || ETH_HLEN + tot_len > frame_len)
-		return -1;
-	if (!is_dataplane_port(bpf_ntohs(tcp->dest)))
-		return -1;
-	__u32 tcp_hlen = tcp->doff * 4;
-	if (tcp_hlen < sizeof(*tcp) || ip_hlen + tcp_hlen > tot_len)
-		return -1;
-
 	f->key.src_ip = ip->saddr;
 	f->key.dst_ip = ip->daddr;
 	f->key.src_port = tcp->source;
 	f->key.dst_port = tcp->dest;
-	f->payload_off = ETH_HLEN + ip_hlen + tcp_hlen;
-	f->payload_len = tot_len - ip_hlen - tcp_hlen;
-	f->flags = ((__u8 *)tcp)[13];
+	f->ipv6 = 0;
 	return 0;
 }
 
@@ -474,30 +504,11 @@ int nexus_classify(struct xdp_md *ctx)
 	if (score_head(ctx, true, &f, &v) < 0)
 		return XDP_PASS;
 
-	/*
-	 * A keep-alive connection already has an entry: overwrite it in place (an LRU update
-	 * allocates a fresh node each time, the costliest step of the program). A reader racing
-	 * this write could see a mix of two verdicts; the data plane reads a connection's entry
-	 * only after that request's head arrived, and its belongsTo() check rejects a mix.
-	 */
-	__u64 now = bpf_ktime_get_ns();
-	struct routing_decision *cur = bpf_map_lookup_elem(&routing_decisions, &f.key);
-	if (cur) {
-		cur->body_len = v.body_len;
-		cur->timestamp_ns = now;
-		cur->request_line_hash = v.request_line_hash;
-		cur->score = v.score;
-		cur->tier = v.tier;
-	} else {
-		struct routing_decision rd = {
-			.body_len = v.body_len,
-			.timestamp_ns = now,
-			.request_line_hash = v.request_line_hash,
-			.score = v.score,
-			.tier = v.tier,
-		};
-		bpf_map_update_elem(&routing_decisions, &f.key, &rd, BPF_ANY);
-	}
+	__u32 check = verdict_check(v.request_line_hash, v.body_len);
+	if (f.ipv6)
+		store_verdict6(&f.key6, check, v.score, v.tier);
+	else
+		store_verdict4(&f.key, check, v.score, v.tier);
 
 	__u32 tier = v.tier;
 	__u64 *count = bpf_map_lookup_elem(&tier_counters, &tier);
@@ -508,42 +519,49 @@ int nexus_classify(struct xdp_md *ctx)
 
 /* skb->cb layout between the TC stages. */
 #define CB_KIND 0     /* NEXUS_MARK_KIND_FLOOR (SYN) or NEXUS_MARK_KIND_REQUEST; 0 = nothing to mark */
-#define CB_TIER 1     /* request: scored tier; SYN: floor once policy found one */
-#define CB_SRC_IP 2   /* network order */
+#define CB_TIER 1     /* request: stored tier; SYN: floor once policy found one */
+#define CB_SRC_IP 2   /* IPv4 source, network order (tenant_policy is keyed by IPv4 prefixes) */
 #define CB_HAS_TIER 3 /* 1 when CB_TIER holds a tier */
+#define CB_IPV6 4     /* 1: an IPv6 segment, no tenant rule applies */
 
+/*
+ * The chain's first stage: a SYN asks for the tenant floor; a segment carrying request bytes
+ * takes the tier XDP stored for its 4-tuple (XDP runs first on ingress and has stored the verdict
+ * of the head this segment starts or continues). No scan of the payload here.
+ */
 SEC("tc")
 int nexus_tc_classify(struct __sk_buff *skb)
 {
 	struct tcp_facts f = {};
-	struct verdict v;
 
 	skb->cb[CB_KIND] = 0;
-	/*
-	 * Headers (Ethernet 14 + IPv4 up to 60 + TCP up to 60 bytes) are copied into the scratch
-	 * value: an skb's headers need not be linear, and copying avoids pulling (which may unclone).
-	 */
-	__u32 zero = 0;
-	struct head_buf *hb = bpf_map_lookup_elem(&head_scratch, &zero);
-	__u32 copied = skb->len < MAX_HEADERS ? skb->len : MAX_HEADERS;
-	asm volatile("" : "+r"(copied)); /* keep the bound below for the verifier; clang folds it */
-	if (!hb || copied < ETH_HLEN || copied > MAX_HEADERS ||
-	    bpf_skb_load_bytes(skb, 0, hb->bytes, copied) < 0)
-		return TC_ACT_OK;
-	if (parse_tcp(hb->bytes, hb->bytes + copied, skb->len, &f) < 0)
-		return TC_ACT_OK;
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	if (parse_tcp(data, data_end, skb->len, &f) < 0) {
+		/* Headers not in the linear part (rare on ingress): pull them in and parse again. */
+		__u32 want = skb->len < MAX_HEADERS ? skb->len : MAX_HEADERS;
+		if ((void *)(long)skb->data + want <= (void *)(long)skb->data_end ||
+		    bpf_skb_pull_data(skb, want) < 0)
+			return TC_ACT_OK;
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+		if (parse_tcp(data, data_end, skb->len, &f) < 0)
+			return TC_ACT_OK;
+	}
 
 	if ((f.flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN) {
 		skb->cb[CB_KIND] = NEXUS_MARK_KIND_FLOOR;
 		skb->cb[CB_HAS_TIER] = 0;
-	} else if (score_head(skb, false, &f, &v) == 0) {
-		skb->cb[CB_KIND] = NEXUS_MARK_KIND_REQUEST;
-		skb->cb[CB_TIER] = v.tier;
-		skb->cb[CB_HAS_TIER] = 1;
 	} else {
-		return TC_ACT_OK;
+		int tier = f.payload_len == 0 ? -1 : f.ipv6 ? stored_tier6(&f.key6) : stored_tier4(&f.key);
+		if (tier < 0)
+			return TC_ACT_OK; /* no request bytes, or no verdict for this connection */
+		skb->cb[CB_KIND] = NEXUS_MARK_KIND_REQUEST;
+		skb->cb[CB_TIER] = tier;
+		skb->cb[CB_HAS_TIER] = 1;
 	}
-	skb->cb[CB_SRC_IP] = f.key.src_ip;
+	skb->cb[CB_SRC_IP] = f.ipv6 ? 0 : f.key.src_ip;
+	skb->cb[CB_IPV6] = f.ipv6;
 	bpf_tail_call(skb, &tc_chain, TC_SLOT_POLICY);
 	return TC_ACT_OK; /* the chain is not installed: pass unmarked */
 }
@@ -555,7 +573,7 @@ int nexus_tc_policy(struct __sk_buff *skb)
 		.prefixlen = 32,
 		.addr = skb->cb[CB_SRC_IP],
 	};
-	struct tenant_floor *floor = bpf_map_lookup_elem(&tenant_policy, &key);
+	struct tenant_floor *floor = skb->cb[CB_IPV6] ? NULL : bpf_map_lookup_elem(&tenant_policy, &key);
 	__u32 tier = skb->cb[CB_TIER];
 	__u32 has_tier = skb->cb[CB_HAS_TIER];
 

@@ -39,7 +39,8 @@
  * accepted socket:
  *   bits 31..16  NEXUS_MARK_MAGIC ("NX"): the mark is ours; 0 means "no decision"
  *   bits 15..8   kind: NEXUS_MARK_KIND_FLOOR (SYN: tenant tier floor from tenant_policy) or
- *                NEXUS_MARK_KIND_REQUEST (request head: scored tier raised to the tenant floor)
+ *                NEXUS_MARK_KIND_REQUEST (a segment carrying request bytes: the tier of the
+ *                connection's latest verdict, as XDP stored it, raised to the tenant floor)
  *   bits  7..0   tier + 1 (1 nano, 2 small, 3 large), so a tier never encodes as 0
  * Java: io.nexuscore.bpf.SocketMarks.
  */
@@ -66,19 +67,66 @@ struct flow_key {
 _Static_assert(sizeof(struct flow_key) == 12, "flow_key is 12 bytes");
 
 /*
- * routing_decisions value: the verdict for the latest request head seen on a connection.
- * Host byte order. body_len and request_line_hash let the data plane check that the verdict
- * belongs to the request it serves (keep-alive connections carry many requests).
+ * routing_decisions6 key: the same for IPv6 (a second map, so IPv4 entries keep their 12-byte
+ * key). Addresses are the 16 header bytes, network order; 36 bytes, no padding.
+ */
+struct flow_key6 {
+	__u32 src_ip[4]; /* network order (the header's bytes as they are) */
+	__u32 dst_ip[4]; /* network order */
+	__u16 src_port;  /* network order */
+	__u16 dst_port;  /* network order */
+};
+_Static_assert(sizeof(struct flow_key6) == 36, "flow_key6 is 36 bytes");
+
+/*
+ * routing_decisions / routing_decisions6 value, and the verdict in a verdict slot: the verdict for
+ * the latest request head seen on a connection. Host byte order. 8 bytes, written with one 64-bit
+ * store, so a reader never sees half of one verdict and half of another.
+ *
+ * check lets the data plane verify that the verdict belongs to the request it serves (keep-alive
+ * connections carry many requests): FNV-1a 32 over the first REQUEST_LINE_MAX bytes of the request
+ * line, continued over the 8 bytes of the body length, little-endian (Content-Length, else payload
+ * bytes after "\r\n\r\n" in the head's segment). Java: KernelVerdict.check().
  */
 struct routing_decision {
-	__u64 body_len;          /* Content-Length, else payload bytes after "\r\n\r\n" in this packet */
-	__u64 timestamp_ns;      /* bpf_ktime_get_ns() when scored (CLOCK_MONOTONIC) */
-	__u32 request_line_hash; /* FNV-1a 32 over the first REQUEST_LINE_MAX bytes of the request line */
-	__u8 score;              /* 0..255 */
-	__u8 tier;               /* TIER_* */
-	__u8 pad[2];             /* zero */
+	__u32 check; /* request-line hash mixed with the body length, see above */
+	__u8 score;  /* 0..255 */
+	__u8 tier;   /* TIER_* */
+	__u16 heads; /* request heads scored on this connection, wrapping (diagnostics) */
 };
-_Static_assert(sizeof(struct routing_decision) == 24, "routing_decision is 24 bytes");
+_Static_assert(sizeof(struct routing_decision) == 8, "routing_decision is 8 bytes");
+
+/*
+ * Verdict slots: BPF_F_MMAPABLE arrays the data plane reads through mmap with plain loads, no
+ * syscall (io.nexuscore.bpf.VerdictSlots). Slot index = slot_hash(key) & (slots - 1), where
+ * slot_hash folds the key's 32-bit words as loaded on a little-endian CPU (flow_key: src_ip,
+ * dst_ip, src_port | dst_port << 16; flow_key6: the 4 + 4 address words, then the ports word):
+ *   h = 0; for each word w: h = (h ^ w) * SLOT_HASH_MULT;  h ^= h >> 15
+ * The last connection written wins a slot; routing_decisions keeps every connection, and is where
+ * a reader goes when the slot holds another connection's key (a collision) or changed under it.
+ */
+#define VERDICT_SLOTS 65536  /* IPv4 slots, power of two (1.5 MB) */
+#define VERDICT_SLOTS6 16384 /* IPv6 slots, power of two (768 KB) */
+#define SLOT_HASH_MULT 0x9e3779b1u
+
+/*
+ * seq is a seqlock written by the XDP program: odd while it writes key and verdict, even (and
+ * changed) after. A reader takes seq, key, verdict, seq again, and trusts the slot only when both
+ * seq reads are equal and even. Host byte order; the key in network order like flow_key.
+ */
+struct verdict_slot {
+	__u32 seq;
+	struct flow_key key;
+	struct routing_decision verdict;
+};
+_Static_assert(sizeof(struct verdict_slot) == 24, "verdict_slot is 24 bytes");
+
+struct verdict_slot6 {
+	__u32 seq;
+	struct flow_key6 key;
+	struct routing_decision verdict;
+};
+_Static_assert(sizeof(struct verdict_slot6) == 48, "verdict_slot6 is 48 bytes");
 
 /* score_thresholds value (array, one entry, key 0). Host byte order. */
 struct score_thresholds {

@@ -36,6 +36,20 @@ public final class BpfMap implements AutoCloseable {
         return new BpfMap(name, fd, keySize, valueSize);
     }
 
+    /** What the kernel says about the map (struct bpf_map_info, uapi/linux/bpf.h). */
+    record Info(int type, int id, int keySize, int valueSize, int maxEntries, int flags) {
+    }
+
+    Info info() {
+        Pointer info = Memory.allocateDirect(LibBpf.runtime(), MAP_INFO_SIZE, true);
+        jnr.ffi.byref.IntByReference length = new jnr.ffi.byref.IntByReference(MAP_INFO_SIZE);
+        Native.check(LibBpf.get().bpf_obj_get_info_by_fd(fd, info, length), "bpf_obj_get_info_by_fd", name);
+        return new Info(info.getInt(0), info.getInt(4), info.getInt(8), info.getInt(12), info.getInt(16), info.getInt(20));
+    }
+
+    /** sizeof(struct bpf_map_info) on 6.x kernels; a larger buffer is fine, the kernel fills what it knows. */
+    private static final int MAP_INFO_SIZE = 96;
+
     /** Per-CPU maps hand back ncpu slots, each value rounded up to 8 bytes. */
     static int perCpu(int valueSize) {
         return LibBpf.get().libbpf_num_possible_cpus() * ((valueSize + 7) & ~7);

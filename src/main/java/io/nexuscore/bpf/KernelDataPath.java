@@ -34,15 +34,16 @@ import java.util.logging.Logger;
  * <pre>{@code
  * Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(), Set.of(8080));
  * // empty = user-space mode (logged once, with the reason); KERNEL mode throws instead
- * VerdictSource verdicts = kernel.map(KernelDataPath::verdicts).orElse(VerdictSource.NONE);
+ * VerdictSource verdicts = kernel.<VerdictSource>map(KernelDataPath::verdicts).orElse(VerdictSource.NONE);
  * ...
  * kernel.ifPresent(KernelDataPath::close);     // detaches, restores the sysctl, keeps the pins
  * }</pre>
  *
  * <h2>What each part calls</h2>
  * <ul>
- * <li>data plane: {@link #verdicts()} per request (one bpf(2) lookup by 4-tuple, blocking, ~µs;
- *     check {@code KernelVerdict.belongsTo} before trusting it), and {@link SocketMarks} on the
+ * <li>data plane: {@link #verdicts()} per request (the mmap'ed verdict slot, plain loads; a bpf(2)
+ *     lookup by 4-tuple, ~µs, when the slot holds another connection; check
+ *     {@code KernelVerdict.belongsTo} before trusting it), and {@link SocketMarks} on the
  *     accepted socket's fd for the tenant floor set on the SYN.</li>
  * <li>control plane: {@link #thresholds()} (read/write the live pinned map),
  *     {@link #tenantPolicy()}, {@link #tierCounters()}, {@link #reload}, {@link #programStats()}
@@ -69,7 +70,7 @@ public final class KernelDataPath implements AutoCloseable {
     public static final String ADAPT_ARM_PROGRAM = "nexus_adapt_arm";
     /** Pinned maps (file names under the pin directory). */
     public static final List<String> PINNED_MAPS =
-            List.of("routing_decisions", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain",
+            List.of("routing_decisions", "routing_decisions6", "verdict_slots", "verdict_slots6", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain",
                     "latency_ringbuf", "recalibration_events", "adaptive_settings", "adaptive_stats", "adaptive_timer");
 
     /** Slots of tc_chain (TC_SLOT_* in nexus_shared.h). */
@@ -86,6 +87,11 @@ public final class KernelDataPath implements AutoCloseable {
     private final KernelConfig.XdpMode xdpMode;
 
     private final BpfMap routingDecisionsMap;
+    private final BpfMap routingDecisions6Map;
+    private final BpfMap verdictSlotsMap;
+    private final BpfMap verdictSlots6Map;
+    private final VerdictSlots verdictSlots;
+    private final VerdictSlots verdictSlots6;
     private final BpfMap scoreThresholdsMap;
     private final BpfMap tierCountersMap;
     private final BpfMap tenantPolicyMap;
@@ -94,7 +100,8 @@ public final class KernelDataPath implements AutoCloseable {
     private final BpfMap adaptiveStatsMap;
     private final AdaptiveLoop adaptive;
     private final LatencyRing latencyRing;
-    private final RoutingDecisionsMap verdicts;
+    private final RoutingDecisionsMap routingDecisions;
+    private final KernelVerdicts verdicts;
     private final ScoreThresholdsMap thresholds;
     private final TierCountersMap tierCounters;
     private final TenantPolicyMap tenantPolicy;
@@ -128,6 +135,14 @@ public final class KernelDataPath implements AutoCloseable {
         this.programs = Programs.of(object);
         this.routingDecisionsMap = BpfMap.openPinned(pinDir, "routing_decisions",
                 SharedStructs.FLOW_KEY.size(), SharedStructs.ROUTING_DECISION.size());
+        this.routingDecisions6Map = BpfMap.openPinned(pinDir, "routing_decisions6",
+                SharedStructs.FLOW_KEY6.size(), SharedStructs.ROUTING_DECISION.size());
+        this.verdictSlotsMap = BpfMap.openPinned(pinDir, "verdict_slots", 4, SharedStructs.VERDICT_SLOT.size());
+        this.verdictSlots6Map = BpfMap.openPinned(pinDir, "verdict_slots6", 4, SharedStructs.VERDICT_SLOT6.size());
+        this.verdictSlots = VerdictSlots.map(verdictSlotsMap, SharedStructs.VERDICT_SLOT, SharedStructs.FLOW_KEY.size(),
+                SharedStructs.VERDICT_SLOTS);
+        this.verdictSlots6 = VerdictSlots.map(verdictSlots6Map, SharedStructs.VERDICT_SLOT6, SharedStructs.FLOW_KEY6.size(),
+                SharedStructs.VERDICT_SLOTS6);
         this.scoreThresholdsMap = BpfMap.openPinned(pinDir, "score_thresholds", 4, SharedStructs.SCORE_THRESHOLDS.size());
         this.tierCountersMap = BpfMap.openPinned(pinDir, "tier_counters", 4, TierCountersMap.valueSize());
         this.tenantPolicyMap = BpfMap.openPinned(pinDir, "tenant_policy",
@@ -137,7 +152,8 @@ public final class KernelDataPath implements AutoCloseable {
         this.adaptiveStatsMap = BpfMap.openPinned(pinDir, "adaptive_stats", 4, SharedStructs.ADAPTIVE_STATS.size());
         this.adaptive = new AdaptiveLoop(adaptiveSettingsMap, adaptiveStatsMap);
         this.latencyRing = LatencyRing.openPinned(pinDir);
-        this.verdicts = new RoutingDecisionsMap(routingDecisionsMap);
+        this.routingDecisions = new RoutingDecisionsMap(routingDecisionsMap, routingDecisions6Map);
+        this.verdicts = new KernelVerdicts(verdictSlots, verdictSlots6, routingDecisions);
         this.thresholds = new ScoreThresholdsMap(scoreThresholdsMap);
         this.tierCounters = new TierCountersMap(tierCountersMap);
         this.tenantPolicy = new TenantPolicyMap(tenantPolicyMap);
@@ -241,13 +257,14 @@ public final class KernelDataPath implements AutoCloseable {
         }
     }
 
-    public VerdictSource verdicts() {
+    /** Verdicts by 4-tuple (IPv4 or IPv6): the mmap'ed slot, else the LRU map. */
+    public KernelVerdicts verdicts() {
         return verdicts;
     }
 
-    /** The verdict map with diagnostics (timestamps, snapshot) beyond {@link VerdictSource}. */
+    /** The LRU verdict maps with diagnostics (head counts, snapshot) beyond {@link VerdictSource}. */
     public RoutingDecisionsMap routingDecisions() {
-        return verdicts;
+        return routingDecisions;
     }
 
     /**
@@ -391,8 +408,10 @@ public final class KernelDataPath implements AutoCloseable {
             run(failures, () -> Sysctl.TCP_FWMARK_ACCEPT.write(previousFwmarkAccept));
         }
         run(failures, latencyRing::close);
+        run(failures, verdictSlots::close);
+        run(failures, verdictSlots6::close);
         run(failures, object::close);
-        for (BpfMap map : List.of(routingDecisionsMap, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap,
+        for (BpfMap map : List.of(routingDecisionsMap, routingDecisions6Map, verdictSlotsMap, verdictSlots6Map, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap,
                 adaptiveSettingsMap, adaptiveStatsMap)) {
             run(failures, map::close);
         }

@@ -4,13 +4,24 @@ import jnr.ffi.LibraryLoader;
 import jnr.ffi.Pointer;
 import jnr.ffi.annotations.In;
 import jnr.ffi.annotations.Out;
+import jnr.ffi.types.size_t;
 import jnr.ffi.byref.IntByReference;
 
-/** The few libc calls the loader needs: interface indexes, bpffs mount, libbpf log formatting, SO_MARK. */
+/**
+ * The few libc calls the loader needs: interface indexes, bpffs mount, libbpf log formatting, SO_MARK,
+ * mmap of BPF_F_MMAPABLE maps.
+ */
 public interface LibC {
 
     int SOL_SOCKET = 1;
     int SO_MARK = 36;
+    int PROT_READ = 1;
+    int MAP_SHARED = 0x01;
+    int MAP_PRIVATE = 0x02;
+    int MAP_FIXED = 0x10;
+    int MAP_ANONYMOUS = 0x20;
+    /** mmap's MAP_FAILED, (void *) -1. */
+    long MAP_FAILED = -1L;
 
     int if_nametoindex(String name);
 
@@ -23,6 +34,8 @@ public interface LibC {
     int getsockopt(int fd, int level, int name, @Out byte[] value, IntByReference length);
 
     int setsockopt(int fd, int level, int name, @In byte[] value, int length);
+
+    Pointer mmap(Pointer address, @size_t long length, int prot, int flags, int fd, @size_t long offset);
 
     static LibC get() {
         return Holder.LIB;

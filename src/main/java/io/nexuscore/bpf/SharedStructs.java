@@ -24,8 +24,14 @@ public final class SharedStructs {
 
     public static final StructLayout FLOW_KEY = StructLayout.of("flow_key", 12,
             "src_ip", 0, "dst_ip", 4, "src_port", 8, "dst_port", 10);
-    public static final StructLayout ROUTING_DECISION = StructLayout.of("routing_decision", 24,
-            "body_len", 0, "timestamp_ns", 8, "request_line_hash", 16, "score", 20, "tier", 21, "pad", 22);
+    public static final StructLayout FLOW_KEY6 = StructLayout.of("flow_key6", 36,
+            "src_ip", 0, "dst_ip", 16, "src_port", 32, "dst_port", 34);
+    public static final StructLayout ROUTING_DECISION = StructLayout.of("routing_decision", 8,
+            "check", 0, "score", 4, "tier", 5, "heads", 6);
+    public static final StructLayout VERDICT_SLOT = StructLayout.of("verdict_slot", 24,
+            "seq", 0, "key", 4, "verdict", 16);
+    public static final StructLayout VERDICT_SLOT6 = StructLayout.of("verdict_slot6", 48,
+            "seq", 0, "key", 4, "verdict", 40);
     public static final StructLayout SCORE_THRESHOLDS = StructLayout.of("score_thresholds", 8,
             "nano_max", 0, "small_max", 4);
     public static final StructLayout TENANT_KEY = StructLayout.of("tenant_key", 8,
@@ -46,8 +52,14 @@ public final class SharedStructs {
             "ticks", 0, "drained", 8, "recalibrations", 16, "last_update_rc", 24, "last_p95_us", 32,
             "last_samples", 44, "last", 56, "good_periods", 80, "pad", 84);
 
-    public static final List<StructLayout> ALL = List.of(FLOW_KEY, ROUTING_DECISION, SCORE_THRESHOLDS, TENANT_KEY,
+    public static final List<StructLayout> ALL = List.of(FLOW_KEY, FLOW_KEY6, ROUTING_DECISION,
+            VERDICT_SLOT, VERDICT_SLOT6, SCORE_THRESHOLDS, TENANT_KEY,
             TENANT_FLOOR, LOAD_SETTINGS, LATENCY_EVENT, ADAPTIVE_SETTINGS, RECALIBRATION_EVENT, ADAPTIVE_STATS);
+
+    /** VERDICT_SLOTS, VERDICT_SLOTS6 and SLOT_HASH_MULT in nexus_shared.h (checked against the maps at open). */
+    public static final int VERDICT_SLOTS = 65536;
+    public static final int VERDICT_SLOTS6 = 16384;
+    static final int SLOT_HASH_MULT = 0x9e3779b1;
 
     /** MAX_PORTS in nexus_shared.h. */
     public static final int MAX_PORTS = 8;
@@ -55,35 +67,56 @@ public final class SharedStructs {
     private SharedStructs() {
     }
 
+    /** The key of the connection's map: flow_key for IPv4, flow_key6 for IPv6 (network order). */
     static byte[] flowKey(FourTuple t) {
-        return ByteBuffer.allocate(FLOW_KEY.size()).order(ByteOrder.BIG_ENDIAN)
-                .put(t.srcAddress().getAddress())
-                .put(t.dstAddress().getAddress())
+        byte[] src = t.srcAddress().getAddress();
+        byte[] dst = t.dstAddress().getAddress();
+        return ByteBuffer.allocate(2 * src.length + 4).order(ByteOrder.BIG_ENDIAN)
+                .put(src)
+                .put(dst)
                 .putShort((short) t.srcPort())
                 .putShort((short) t.dstPort())
                 .array();
     }
 
+    /** flow_key (12 bytes) or flow_key6 (36 bytes) back to the 4-tuple. */
     static FourTuple decodeFlowKey(byte[] key) {
         ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.BIG_ENDIAN);
-        byte[] src = new byte[4];
-        byte[] dst = new byte[4];
+        int addressLength = (key.length - 4) / 2;
+        byte[] src = new byte[addressLength];
+        byte[] dst = new byte[addressLength];
         b.get(src).get(dst);
-        return new FourTuple(inet4(src), b.getShort() & 0xffff, inet4(dst), b.getShort() & 0xffff);
+        return new FourTuple(inet(src), b.getShort() & 0xffff, inet(dst), b.getShort() & 0xffff);
     }
 
-    /** The kernel's routing_decision, with its timestamp. */
-    public record RoutingDecision(KernelVerdict verdict, long timestampNs) {
+    /**
+     * The verdict slot of a key (flow_key or flow_key6 bytes): slot_hash in nexus_shared.h, over the
+     * key's 32-bit words as a little-endian CPU loads them.
+     */
+    static int slotIndex(byte[] key, int slots) {
+        ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN);
+        int h = 0;
+        for (int at = 0; at < key.length; at += 4) {
+            h = (h ^ b.getInt(at)) * SLOT_HASH_MULT;
+        }
+        h ^= h >>> 15;
+        return h & (slots - 1);
+    }
+
+    /** The kernel's routing_decision: the verdict, and how many heads the connection has had (wrapping). */
+    public record RoutingDecision(KernelVerdict verdict, int heads) {
+    }
+
+    /** routing_decision as one little-endian 64-bit word (how the kernel stores it and a slot reader loads it). */
+    static RoutingDecision decodeRoutingDecision(long word) {
+        int check = (int) word;
+        int score = (int) (word >>> 32) & 0xff;
+        Tier tier = Tier.fromWire((int) (word >>> 40) & 0xff);
+        return new RoutingDecision(new KernelVerdict(score, tier, check), (int) (word >>> 48) & 0xffff);
     }
 
     static RoutingDecision decodeRoutingDecision(byte[] value) {
-        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
-        long bodyLength = b.getLong(ROUTING_DECISION.offset("body_len"));
-        long timestamp = b.getLong(ROUTING_DECISION.offset("timestamp_ns"));
-        int hash = b.getInt(ROUTING_DECISION.offset("request_line_hash"));
-        int score = b.get(ROUTING_DECISION.offset("score")) & 0xff;
-        Tier tier = Tier.fromWire(b.get(ROUTING_DECISION.offset("tier")) & 0xff);
-        return new RoutingDecision(new KernelVerdict(score, tier, bodyLength, hash), timestamp);
+        return decodeRoutingDecision(ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN).getLong(0));
     }
 
     static byte[] scoreThresholds(Thresholds t) {
@@ -162,6 +195,14 @@ public final class SharedStructs {
     /** The return value of the kernel's last bpf_map_update_elem(score_thresholds, BPF_EXIST), 0 = success. */
     public static long lastUpdateResult(byte[] adaptiveStats) {
         return ByteBuffer.wrap(adaptiveStats).order(ByteOrder.LITTLE_ENDIAN).getLong(24);
+    }
+
+    public static InetAddress inet(byte[] address) {
+        try {
+            return InetAddress.getByAddress(address);
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException(e);
+        }
     }
 
     public static Inet4Address inet4(byte[] address) {

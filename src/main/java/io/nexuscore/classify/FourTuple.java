@@ -1,16 +1,27 @@
 package io.nexuscore.classify;
 
-import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.util.Objects;
 
-/** A TCP connection as the client's packets carry it: source is the client, destination the router. */
-public record FourTuple(Inet4Address srcAddress, int srcPort, Inet4Address dstAddress, int dstPort) {
+/**
+ * A TCP connection as the client's packets carry it: source is the client, destination the router.
+ * Both addresses IPv4 or both IPv6 (the kernel keys IPv4 and IPv6 verdicts in separate maps).
+ */
+public record FourTuple(InetAddress srcAddress, int srcPort, InetAddress dstAddress, int dstPort) {
 
     public FourTuple {
         Objects.requireNonNull(srcAddress, "srcAddress");
         Objects.requireNonNull(dstAddress, "dstAddress");
+        if (srcAddress.getAddress().length != dstAddress.getAddress().length) {
+            throw new IllegalArgumentException("srcAddress and dstAddress of different families: "
+                    + srcAddress + ", " + dstAddress);
+        }
         requirePort("srcPort", srcPort);
         requirePort("dstPort", dstPort);
+    }
+
+    public boolean ipv6() {
+        return srcAddress.getAddress().length == 16;
     }
 
     private static void requirePort(String field, int port) {

@@ -2,15 +2,36 @@ package io.nexuscore.classify;
 
 /**
  * A verdict the XDP program stored for a connection's latest request head. Mirrors
- * {@code struct routing_decision} in nexus_shared.h.
+ * {@code struct routing_decision} in nexus_shared.h: score, tier, and a 32-bit check mixing the
+ * request-line hash with the body length, by which the data plane verifies the verdict.
  */
-public record KernelVerdict(int score, Tier tier, long bodyLength, int requestLineHash) {
+public record KernelVerdict(int score, Tier tier, int check) {
+
+    private static final int FNV_PRIME = 0x01000193;
+
+    /** The verdict the kernel stores for a head with this request-line hash and body length. */
+    public KernelVerdict(int score, Tier tier, long bodyLength, int requestLineHash) {
+        this(score, tier, check(requestLineHash, bodyLength));
+    }
+
+    /**
+     * routing_decision.check: FNV-1a continued from the request-line hash over the body length's
+     * 8 bytes, little-endian (verdict_check() in verdict_store.bpf.h).
+     */
+    public static int check(int requestLineHash, long bodyLength) {
+        int h = requestLineHash;
+        for (int i = 0; i < 8; i++) {
+            h = (h ^ (int) ((bodyLength >>> (8 * i)) & 0xff)) * FNV_PRIME;
+        }
+        return h;
+    }
 
     /**
      * True when this verdict was computed from the request being served: on a keep-alive connection
-     * the map holds only the latest head, which may belong to another request.
+     * the map holds only the latest head, which may belong to another request. (A different request
+     * passes only on a 32-bit check collision.)
      */
     public boolean belongsTo(int servedRequestLineHash, long servedBodyLength) {
-        return requestLineHash == servedRequestLineHash && bodyLength == servedBodyLength;
+        return check == check(servedRequestLineHash, servedBodyLength);
     }
 }

@@ -65,8 +65,8 @@ final class ConnectionInspector {
     private ConnectionInfo inspect(Channel channel) {
         Optional<FourTuple> tuple = fourTuple(channel.remoteAddress(), channel.localAddress());
         Optional<Tier> floor = floor(channel);
-        if (floor.isEmpty() && tuple.isPresent()) {
-            floor = unmarkedFloors.floorFor(tuple.get().srcAddress());
+        if (floor.isEmpty() && tuple.isPresent() && tuple.get().srcAddress() instanceof Inet4Address client) {
+            floor = unmarkedFloors.floorFor(client); // tenant prefixes are IPv4
         }
         return new ConnectionInfo(tuple, floor);
     }
@@ -97,10 +97,12 @@ final class ConnectionInspector {
         return null;
     }
 
+    /** IPv4 or IPv6 (the kernel keeps verdicts for both); empty for other transports or mixed families. */
     static Optional<FourTuple> fourTuple(SocketAddress remote, SocketAddress local) {
         if (remote instanceof InetSocketAddress r && local instanceof InetSocketAddress l
-                && r.getAddress() instanceof Inet4Address ra && l.getAddress() instanceof Inet4Address la) {
-            return Optional.of(new FourTuple(ra, r.getPort(), la, l.getPort()));
+                && r.getAddress() != null && l.getAddress() != null
+                && r.getAddress().getAddress().length == l.getAddress().getAddress().length) {
+            return Optional.of(new FourTuple(r.getAddress(), r.getPort(), l.getAddress(), l.getPort()));
         }
         return Optional.empty();
     }

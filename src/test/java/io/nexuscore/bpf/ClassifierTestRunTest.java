@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Table-driven BPF_PROG_TEST_RUN of the XDP classifier and the TC chain in the real kernel:
- * crafted frame -> return code, routing_decisions entry, tier_counters delta, skb->mark.
+ * crafted frame -> return code, routing_decisions(6) entry and verdict slot, tier_counters delta,
+ * and skb->mark of the TC chain run after XDP on the same frame (as on ingress).
  * Expected scores are worked out by hand from the spec (weights 10/15/20/25, thresholds 60/130).
  */
 class ClassifierTestRunTest {
@@ -135,7 +136,11 @@ class ClassifierTestRunTest {
                 none("SYN", Packets.tcp(Packets.CLIENT, Packets.CLIENT_PORT, PORT, Packets.TCP_SYN, new byte[0])),
                 none("wrong port", Packets.tcp(9999, "GET /sum HTTP/1.1\r\n\r\n")),
                 none("UDP", Packets.udp(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
-                none("IPv6 (not classified: the verdict key is IPv4)", Packets.ipv6Tcp(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
+                new Case("IPv6: keyed by the v6 4-tuple", Packets.ipv6Tcp(PORT, "GET /sum HTTP/1.1\r\n\r\n"),
+                Optional.of(new Expect(10, Tier.NANO, 0, "GET /sum HTTP/1.1"))),
+        new Case("IPv6 POST with Content-Length", Packets.ipv6Tcp(PORT, "POST /v1/generate HTTP/1.1\r\nContent-Length: 600\r\n\r\n"),
+                Optional.of(new Expect(170, Tier.LARGE, 600, "POST /v1/generate HTTP/1.1"))),
+        none("IPv6 with an extension header before TCP (not classified)", Packets.ipv6WithHopByHop(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
                 none("IPv4 fragment", Packets.fragment(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
                 none("total length beyond the frame", Packets.lyingTotalLength(PORT, "GET /sum HTTP/1.1\r\n\r\n")));
     }
@@ -157,13 +162,13 @@ class ClassifierTestRunTest {
         }
         Expect e = c.expect().get();
         byte[] line = e.requestLine().getBytes(StandardCharsets.ISO_8859_1);
-        int port = ByteBuffer.wrap(c.frame()).order(ByteOrder.BIG_ENDIAN).getShort(14 + 20 + 2) & 0xffff;
-        FourTuple tuple = new FourTuple(SharedStructs.inet4(Packets.CLIENT), Packets.CLIENT_PORT,
-                SharedStructs.inet4(Packets.ROUTER), port);
+        FourTuple tuple = Packets.tuple(c.frame());
         assertEquals(Set.of(tuple), entries.keySet(), "one verdict, keyed by the packet's 4-tuple");
         KernelVerdict verdict = entries.get(tuple).verdict();
         assertEquals(new KernelVerdict(e.score(), e.tier(), e.bodyLength(), Scorer.requestLineHash(line)), verdict);
-        assertTrue(entries.get(tuple).timestampNs() > 0, "timestamp set");
+        assertTrue(verdict.belongsTo(Scorer.requestLineHash(line), e.bodyLength()), "verifies against its own request");
+        assertEquals(1, entries.get(tuple).heads(), "first head on the connection");
+        assertEquals(Optional.of(verdict), kernel.verdicts().fromSlot(tuple), "the mmap'ed slot holds the same verdict");
         assertEquals(verdict, kernel.verdicts().lookup(tuple).orElseThrow(), "VerdictSource sees the same verdict");
         for (Tier t : Tier.values()) {
             assertEquals(before.get(t) + (t == e.tier() ? 1 : 0), after.get(t), "tier_counters[" + t + "]");
@@ -172,7 +177,9 @@ class ClassifierTestRunTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
-    void tcChainMarksRequestHeads(Case c) {
+    void tcChainMarksWithTheStoredVerdict(Case c) {
+        assertEquals(0, runTc(c.frame()), "before XDP stored a verdict: unmarked");
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(c.frame(), null, 1);
         int mark = runTc(c.frame());
         int expected = c.expect().map(e -> SocketMarks.encode(SocketMarks.KIND_REQUEST, e.tier())).orElse(0);
         assertEquals(expected, mark, String.format("skb->mark 0x%08x", mark));
@@ -208,6 +215,7 @@ class ClassifierTestRunTest {
         assertEquals(0, runTc(synAck), "SYN-ACK is not a connection request");
 
         byte[] nanoRequest = Packets.tcp(PORT, "GET / HTTP/1.1\r\n\r\n");
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(nanoRequest, null, 1);
         assertEquals(SocketMarks.encode(SocketMarks.KIND_REQUEST, Tier.LARGE), runTc(nanoRequest),
                 "a request mark is raised to the tenant floor");
     }
@@ -215,6 +223,7 @@ class ClassifierTestRunTest {
     @Test
     void tcChainWithoutPolicySlotPassesUnmarked() {
         // Deleting the tail-call slot shows the chain really runs through tc_chain.
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(Packets.tcp(PORT, "GET /gen HTTP/1.1\r\n\r\n"), null, 1);
         BpfMap chain = BpfMap.openPinned(kernel.pinDir(), "tc_chain", 4, 4);
         try (chain) {
             chain.delete(new byte[] {1, 0, 0, 0});
@@ -223,6 +232,25 @@ class ClassifierTestRunTest {
             kernel.reload(Optional.empty()); // reinstalls the chain
         }
         assertEquals(SocketMarks.encode(SocketMarks.KIND_REQUEST, Tier.NANO), runTc(Packets.tcp(PORT, "GET /gen HTTP/1.1\r\n\r\n")));
+    }
+
+    @Test
+    void keepAliveHeadsOverwriteTheConnectionsVerdictAndContinuationSegmentsCarryItsTier() {
+        byte[] first = Packets.tcp(PORT, "GET /v1/models HTTP/1.1\r\n\r\n"); // nano
+        byte[] second = Packets.tcp(PORT, "POST /v1/x HTTP/1.1\r\nContent-Length: 800\r\n\r\n"); // 200: large
+        byte[] bodyBytes = Packets.tcp(PORT, "{\"prompt\":\"" + "z".repeat(300)); // not a head
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(first, null, 1);
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(second, null, 1);
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(bodyBytes, null, 1);
+
+        SharedStructs.RoutingDecision latest = kernel.routingDecisions().snapshot().get(Packets.tuple(second));
+        assertEquals(2, latest.heads(), "two heads on the connection; the body segment is none");
+        assertEquals(Tier.LARGE, latest.verdict().tier());
+        assertTrue(latest.verdict().belongsTo(Scorer.requestLineHash("POST /v1/x HTTP/1.1".getBytes(StandardCharsets.US_ASCII)), 800));
+        assertEquals(SocketMarks.encode(SocketMarks.KIND_REQUEST, Tier.LARGE), runTc(bodyBytes),
+                "a body segment carries the tier of its head");
+        byte[] pureAck = Packets.tcp(PORT, "");
+        assertEquals(0, runTc(pureAck), "no request bytes: unmarked");
     }
 
     private static KernelVerdict onlyVerdict() {

@@ -1,5 +1,6 @@
 package io.nexuscore.bpf;
 
+import io.nexuscore.classify.FourTuple;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -43,15 +44,44 @@ public final class Packets {
         return ipv4(CLIENT, 17, 0, udp.array(), body);
     }
 
+    public static final byte[] CLIENT6 = {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a};
+    public static final byte[] ROUTER6 = {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01};
+
     public static byte[] ipv6Tcp(int dstPort, String payload) {
-        byte[] body = payload.getBytes(StandardCharsets.ISO_8859_1);
-        byte[] tcp = tcpHeader(CLIENT_PORT, dstPort, TCP_ACK_PSH, 0);
+        return ipv6Tcp(CLIENT6, CLIENT_PORT, dstPort, TCP_ACK_PSH, payload.getBytes(StandardCharsets.ISO_8859_1));
+    }
+
+    public static byte[] ipv6Tcp(byte[] src, int srcPort, int dstPort, int flags, byte[] body) {
+        byte[] tcp = tcpHeader(srcPort, dstPort, flags, 0);
         ByteBuffer b = ByteBuffer.allocate(14 + 40 + tcp.length + body.length).order(ByteOrder.BIG_ENDIAN);
         ethernet(b, 0x86dd);
         b.putInt(0x60000000).putShort((short) (tcp.length + body.length)).put((byte) 6).put((byte) 64);
-        b.put(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0a});
-        b.put(new byte[] {0x20, 0x01, 0x0d, (byte) 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01});
+        b.put(src).put(ROUTER6);
         return b.put(tcp).put(body).array();
+    }
+
+    /** IPv6 with a hop-by-hop options header (8 bytes of padding) between the fixed header and TCP. */
+    public static byte[] ipv6WithHopByHop(int dstPort, String payload) {
+        byte[] body = payload.getBytes(StandardCharsets.ISO_8859_1);
+        byte[] tcp = tcpHeader(CLIENT_PORT, dstPort, TCP_ACK_PSH, 0);
+        ByteBuffer b = ByteBuffer.allocate(14 + 40 + 8 + tcp.length + body.length).order(ByteOrder.BIG_ENDIAN);
+        ethernet(b, 0x86dd);
+        b.putInt(0x60000000).putShort((short) (8 + tcp.length + body.length)).put((byte) 0).put((byte) 64);
+        b.put(CLIENT6).put(ROUTER6);
+        b.put((byte) 6).put((byte) 0).put((byte) 1).put((byte) 4).putInt(0); // next header TCP, PadN
+        return b.put(tcp).put(body).array();
+    }
+
+    /** The client 4-tuple of an IPv4 or IPv6 TCP frame made here. */
+    public static FourTuple tuple(byte[] frame) {
+        ByteBuffer b = ByteBuffer.wrap(frame).order(ByteOrder.BIG_ENDIAN);
+        boolean v6 = (b.getShort(12) & 0xffff) == 0x86dd;
+        int addressLength = v6 ? 16 : 4;
+        int addresses = v6 ? 14 + 8 : 14 + 12;
+        int tcp = v6 ? 14 + 40 : 14 + 4 * (frame[14] & 0x0f);
+        byte[] src = java.util.Arrays.copyOfRange(frame, addresses, addresses + addressLength);
+        byte[] dst = java.util.Arrays.copyOfRange(frame, addresses + addressLength, addresses + 2 * addressLength);
+        return new FourTuple(SharedStructs.inet(src), b.getShort(tcp) & 0xffff, SharedStructs.inet(dst), b.getShort(tcp + 2) & 0xffff);
     }
 
     /** A frame whose IPv4 total length claims more bytes than the frame holds. */

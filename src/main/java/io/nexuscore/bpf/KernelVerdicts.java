@@ -1,0 +1,63 @@
+package io.nexuscore.bpf;
+
+import io.nexuscore.classify.FourTuple;
+import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.VerdictSource;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The data plane's verdict source in kernel mode: the connection's mmap'ed verdict slot first (plain
+ * loads, ~tens of ns), routing_decisions (a bpf(2) lookup, ~µs) when the slot holds another
+ * connection's key or kept changing while it was read. IPv4 and IPv6 alike. Thread-safe.
+ *
+ * <p>A slot verdict is as trustworthy as the map's: it is the same 8-byte value, written under a
+ * seqlock, for exactly this key; and the caller verifies it against the served request
+ * ({@link KernelVerdict#belongsTo}) either way.
+ */
+public final class KernelVerdicts implements VerdictSource {
+
+    private final VerdictSlots slots4;
+    private final VerdictSlots slots6;
+    private final RoutingDecisionsMap map;
+    private final LongAdder slotHits = new LongAdder();
+    private final LongAdder slotMisses = new LongAdder();
+    private final LongAdder inconsistentReads = new LongAdder();
+
+    KernelVerdicts(VerdictSlots slots4, VerdictSlots slots6, RoutingDecisionsMap map) {
+        this.slots4 = slots4;
+        this.slots6 = slots6;
+        this.map = map;
+    }
+
+    @Override
+    public Optional<KernelVerdict> lookup(FourTuple connection) {
+        byte[] key = SharedStructs.flowKey(connection);
+        long word = (connection.ipv6() ? slots6 : slots4).read(key);
+        if (VerdictSlots.isVerdict(word)) {
+            slotHits.increment();
+            return Optional.of(SharedStructs.decodeRoutingDecision(word).verdict());
+        }
+        (word == VerdictSlots.INCONSISTENT ? inconsistentReads : slotMisses).increment();
+        return map.lookup(connection);
+    }
+
+    /** The slot path alone: empty when the slot holds another key or changed under every retry. */
+    public Optional<KernelVerdict> fromSlot(FourTuple connection) {
+        long word = (connection.ipv6() ? slots6 : slots4).read(SharedStructs.flowKey(connection));
+        return VerdictSlots.isVerdict(word) ? Optional.of(SharedStructs.decodeRoutingDecision(word).verdict()) : Optional.empty();
+    }
+
+    /** The syscall path alone (routing_decisions / routing_decisions6). */
+    public Optional<KernelVerdict> fromMap(FourTuple connection) {
+        return map.lookup(connection);
+    }
+
+    /** How reads went since start: served from a slot, slot held another key (or none), slot kept changing. */
+    public record Stats(long slotHits, long slotMisses, long inconsistentReads) {
+    }
+
+    public Stats stats() {
+        return new Stats(slotHits.sum(), slotMisses.sum(), inconsistentReads.sum());
+    }
+}

@@ -1,0 +1,132 @@
+package io.nexuscore.bpf;
+
+import com.kenai.jffi.MemoryIO;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import jnr.ffi.Pointer;
+
+/**
+ * A verdict slot array (verdict_slots or verdict_slots6, BPF_F_MMAPABLE) mapped read-only into this
+ * process: a verdict read is a few plain loads, no syscall.
+ *
+ * <p>The XDP program writes a slot under a seqlock (nexus_shared.h): seq odd while it writes. A read
+ * takes seq (acquire), the key and the 8-byte verdict, then seq again after a load-load fence, and
+ * trusts the slot only when both seq values are equal and even; otherwise it retries a few times
+ * and then reports {@link #INCONSISTENT}. A slot holding another key (a collision, or an empty slot)
+ * reports {@link #MISS}. Either way the caller asks routing_decisions, which holds every connection.
+ *
+ * <p>Thread-safe: reads share the mapping, nothing is written from Java.
+ */
+final class VerdictSlots implements AutoCloseable {
+
+    /** Read results that are not a verdict word: the tier byte (bits 40..47) of a verdict is 0..2. */
+    static final long MISS = 0xff00_0000_0000L;
+    static final long INCONSISTENT = 0xfe00_0000_0000L;
+    private static final long TIER_BYTE = 0xff00_0000_0000L;
+    private static final int RETRIES = 4;
+
+    private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle KEY_WORD = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private final String name;
+    private final ByteBuffer slots;
+    private final long address;
+    private final long length;
+    private final int slotCount;
+    private final int slotSize;
+    private final int keyOffset;
+    private final int keyWords;
+    private final int verdictOffset;
+    private volatile boolean closed;
+
+    private VerdictSlots(String name, long address, long length, int slotCount, StructLayout layout, int keySize) {
+        this.name = name;
+        this.address = address;
+        this.length = length;
+        this.slots = MemoryIO.getInstance().newDirectByteBuffer(address, (int) length).order(ByteOrder.LITTLE_ENDIAN);
+        this.slotCount = slotCount;
+        this.slotSize = layout.size();
+        this.keyOffset = layout.offset("key");
+        this.keyWords = keySize / 4;
+        this.verdictOffset = layout.offset("verdict");
+    }
+
+    /**
+     * Maps {@code map} (its fd stays the caller's) after checking it is the slot array this code
+     * reads: value size, slot count and BPF_F_MMAPABLE, so a stale pin fails here and not in a read.
+     */
+    static VerdictSlots map(BpfMap map, StructLayout layout, int keySize, int slotCount) {
+        BpfMap.Info info = map.info();
+        if (info.valueSize() != layout.size() || info.maxEntries() != slotCount || (info.flags() & BPF_F_MMAPABLE) == 0) {
+            throw new IllegalStateException(map.name() + " is not the slot array this build reads: " + info + ", want value "
+                    + layout.size() + " B x " + slotCount + " slots, BPF_F_MMAPABLE (a pin left by another version? "
+                    + "./cleanup.sh removes it)");
+        }
+        long length = pageAligned((long) layout.size() * slotCount);
+        Pointer mapped = LibC.get().mmap(null, length, LibC.PROT_READ, LibC.MAP_SHARED, map.fd(), 0);
+        if (mapped == null || mapped.address() == LibC.MAP_FAILED || mapped.address() == 0) {
+            Native.check(-1, "mmap", map.name());
+        }
+        return new VerdictSlots(map.name(), mapped.address(), length, slotCount, layout, keySize);
+    }
+
+    private static final int BPF_F_MMAPABLE = 1 << 10;
+    private static final long PAGE = 4096;
+
+    private static long pageAligned(long bytes) {
+        return (bytes + PAGE - 1) / PAGE * PAGE;
+    }
+
+    int slotCount() {
+        return slotCount;
+    }
+
+    /**
+     * The verdict word (routing_decision as a little-endian long) of the slot for {@code key}
+     * (flow_key or flow_key6 bytes), or {@link #MISS} / {@link #INCONSISTENT}.
+     */
+    long read(byte[] key) {
+        int at = SharedStructs.slotIndex(key, slotCount) * slotSize;
+        for (int attempt = 0; attempt < RETRIES; attempt++) {
+            int before = (int) SEQ.getAcquire(slots, at);
+            if ((before & 1) != 0) {
+                Thread.onSpinWait(); // the XDP program is writing this slot right now
+                continue;
+            }
+            boolean same = true;
+            for (int w = 0; w < keyWords; w++) {
+                same &= slots.getInt(at + keyOffset + 4 * w) == (int) KEY_WORD.get(key, 4 * w);
+            }
+            long word = slots.getLong(at + verdictOffset);
+            VarHandle.loadLoadFence();
+            int after = slots.getInt(at);
+            if (before == after) {
+                return same ? word : MISS;
+            }
+        }
+        return INCONSISTENT;
+    }
+
+    static boolean isVerdict(long word) {
+        return (word & TIER_BYTE) != MISS && (word & TIER_BYTE) != INCONSISTENT;
+    }
+
+    /**
+     * Unmaps the map's memory by mapping anonymous zero pages over the same range: a reader racing
+     * this close then sees empty slots (a miss) instead of faulting on an unmapped page.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Pointer over = LibC.get().mmap(Pointer.wrap(LibBpf.runtime(), address), length, LibC.PROT_READ,
+                LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS | LibC.MAP_FIXED, -1, 0);
+        if (over == null || over.address() != address) {
+            Native.check(-1, "mmap(MAP_FIXED | MAP_ANONYMOUS)", name);
+        }
+    }
+}
