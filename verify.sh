@@ -53,16 +53,20 @@ if $kernel_checks; then
         fail "map $m" "bpftool map show pinned $NX_PIN_DIR/$m: $out"
       fi
     done
+    # Each hook must use one of our pinned maps: XDP reads score_thresholds, the TC chain only reads the
+    # verdict XDP stored (routing_decisions), so each is checked against the map it really uses.
     thresholds_id="$(bpftool -j map show pinned "$NX_PIN_DIR/score_thresholds" 2>/dev/null | jq -r '.id // empty')"
+    verdicts_id="$(bpftool -j map show pinned "$NX_PIN_DIR/routing_decisions" 2>/dev/null | jq -r '.id // empty')"
     for dev in $NX_INTERFACES; do
       [ -e "/sys/class/net/$dev" ] || { fail "interface $dev" "no such interface"; continue; }
       for hook in xdp tc; do
-        want="$NX_XDP_PROGRAM"; [ "$hook" = tc ] && want="$NX_TC_PROGRAM"
+        want="$NX_XDP_PROGRAM"; map_name=score_thresholds; map_id="$thresholds_id"
+        [ "$hook" = tc ] && { want="$NX_TC_PROGRAM"; map_name=routing_decisions; map_id="$verdicts_id"; }
         id="$(nx_attached_progs "$dev" "$hook" "$want" | head -1)"
         if [ -z "$id" ]; then
           fail "$hook on $dev" "no $want attached (bpftool net show dev $dev: $(bpftool -j net show dev "$dev" | jq -c --arg h "$hook" '.[0][$h]'))"
-        elif [ -n "$thresholds_id" ] && ! nx_prog_uses_map "$id" "$thresholds_id"; then
-          fail "$hook on $dev" "$want (prog $id) does not use the map pinned at $NX_PIN_DIR/score_thresholds (another router's?)"
+        elif [ -n "$map_id" ] && ! nx_prog_uses_map "$id" "$map_id"; then
+          fail "$hook on $dev" "$want (prog $id) does not use the map pinned at $NX_PIN_DIR/$map_name (another router's?)"
         else
           ok "$hook on $dev: $want attached (prog $id, uses the pinned maps)"
         fi
