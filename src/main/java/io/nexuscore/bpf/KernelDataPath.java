@@ -154,7 +154,7 @@ public final class KernelDataPath implements AutoCloseable {
         this.latencyRing = LatencyRing.openPinned(pinDir);
         this.routingDecisions = new RoutingDecisionsMap(routingDecisionsMap, routingDecisions6Map);
         this.verdicts = new KernelVerdicts(verdictSlots, verdictSlots6, routingDecisions);
-        this.thresholds = new ScoreThresholdsMap(scoreThresholdsMap);
+        this.thresholds = ScoreThresholdsMap.map(scoreThresholdsMap);
         this.tierCounters = new TierCountersMap(tierCountersMap);
         this.tenantPolicy = new TenantPolicyMap(tenantPolicyMap);
     }
@@ -409,6 +409,7 @@ public final class KernelDataPath implements AutoCloseable {
         }
         run(failures, latencyRing::close);
         run(failures, verdictSlots::close);
+        run(failures, thresholds::close);
         run(failures, verdictSlots6::close);
         run(failures, object::close);
         for (BpfMap map : List.of(routingDecisionsMap, routingDecisions6Map, verdictSlotsMap, verdictSlots6Map, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap,

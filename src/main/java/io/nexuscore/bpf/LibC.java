@@ -16,6 +16,7 @@ public interface LibC {
     int SOL_SOCKET = 1;
     int SO_MARK = 36;
     int PROT_READ = 1;
+    int PROT_WRITE = 2;
     int MAP_SHARED = 0x01;
     int MAP_PRIVATE = 0x02;
     int MAP_FIXED = 0x10;

@@ -2,6 +2,7 @@ package io.nexuscore.control;
 
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.adapt.AdaptiveJson;
+import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.bpf.NotInKernelMode;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.http.Problem;
@@ -11,7 +12,7 @@ import io.nexuscore.tenants.TenantPolicies;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nexuscore.classify.LiveThresholds;
-import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.ControlConfig;
 import io.nexuscore.http.ProblemType;
@@ -98,7 +99,7 @@ public final class ControlVerticle extends VerticleBase {
         this.events = events;
         this.registry = registry;
         this.timings = timings;
-        this.keeper = new ThresholdKeeper(ports.thresholds(), config.stateFile(), events, ports.adaptive()::lastRecalibration);
+        this.keeper = new ThresholdKeeper(ports.thresholds(), config.stateFile(), events);
         this.token = config.bearerToken().map(t -> t.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -216,11 +217,30 @@ public final class ControlVerticle extends VerticleBase {
                 JsonBodies.score(patch, "nano_max"), JsonBodies.score(patch, "small_max"));
         blocking(ctx, () -> {
             try {
-                return keeper.apply(p);
+                ThresholdState written = keeper.apply(p);
+                if (p.nanoMax().isPresent()) {
+                    raiseBackCeilingFollows(p.nanoMax().getAsInt());
+                }
+                return written;
             } catch (ThresholdKeeper.OrderViolation e) {
                 throw new ProblemException(ProblemType.INVALID_VALUE, e.getMessage(), e.field);
             }
         }).onSuccess(t -> json(ctx, 200, ThresholdKeeper.toJson(t)));
+    }
+
+    /**
+     * The adaptive loop raises nano_max back up to its ceiling, the operator's value: after a PATCH of
+     * nano_max that is the new value (a loop configured to only lower, ceiling 0, stays so).
+     */
+    private void raiseBackCeilingFollows(int nanoMax) {
+        try {
+            AdaptiveSettings settings = ports.adaptive().status().settings();
+            if (settings.ceiling() != 0 && settings.ceiling() != nanoMax) {
+                ports.adaptive().configure(settings.withCeiling(nanoMax));
+            }
+        } catch (NotInKernelMode e) {
+            // user space: no loop, no ceiling
+        }
     }
 
     // --- adaptive loop ----------------------------------------------------------------------------
@@ -263,7 +283,7 @@ public final class ControlVerticle extends VerticleBase {
 
     private void getTiers(RoutingContext ctx) {
         blocking(ctx, () -> {
-            Thresholds thresholds = keeper.refresh();
+            ThresholdState thresholds = keeper.refresh();
             Map<Tier, Long> counters = ports.dataPath().tierCounters();
             Map<Tier, Map<String, Object>> poolState = pools.snapshot();
             JsonArray tiers = new JsonArray();
