@@ -78,7 +78,7 @@ public final class ControlVerticle extends VerticleBase {
     private final PrometheusMeterRegistry registry;
     private final Timings timings;
     private final ThresholdKeeper keeper;
-    private final Optional<byte[]> token;
+    private ControlAuth auth;
 
     private ControlMetrics metrics;
     private Router router;
@@ -100,14 +100,16 @@ public final class ControlVerticle extends VerticleBase {
         this.registry = registry;
         this.timings = timings;
         this.keeper = new ThresholdKeeper(ports.thresholds(), config.stateFile(), events);
-        this.token = config.bearerToken().map(t -> t.getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
     public Future<?> start() {
-        router = routes();
-        return vertx.executeBlocking(() -> keeper.start(ports.thresholdsFresh()))
+        return vertx.executeBlocking(() -> {
+                    auth = ControlAuth.resolve(config, ControlVerticle::sendProblem); // may create the token file
+                    return keeper.start(ports.thresholdsFresh());
+                })
                 .compose(initial -> {
+                    router = routes();
                     metrics = new ControlMetrics(registry, keeper::lastKnown);
                     return vertx.createHttpServer(new HttpServerOptions().setHost(config.host()).setPort(config.port()))
                             .requestHandler(router)
@@ -117,7 +119,7 @@ public final class ControlVerticle extends VerticleBase {
                     server = s;
                     pollTimer = vertx.setPeriodic(timings.thresholdPoll().toMillis(), id -> pollThresholds());
                     LOG.log(Level.INFO, "control plane listening on " + config.host() + ":" + s.actualPort()
-                            + " (mode " + ports.dataPath().mode() + ", auth " + (token.isPresent() ? "bearer" : "off") + ")");
+                            + " (mode " + ports.dataPath().mode() + ", auth " + auth.describe() + ")");
                 })
                 .onFailure(e -> {
                     if (metrics != null) {
@@ -147,18 +149,20 @@ public final class ControlVerticle extends VerticleBase {
 
     private Router routes() {
         Router r = Router.router(vertx);
-        Handler<RoutingContext> auth = this::requireToken;
+        Handler<RoutingContext> token = auth::requireToken;
+        Handler<RoutingContext> tokenOffLoopback = auth::requireTokenOffLoopback;
         Handler<RoutingContext> body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
+        r.route().handler(auth::checkHostAndOrigin); // every request, /healthz and /metrics included
         r.get("/thresholds").handler(this::getThresholds);
-        r.patch("/thresholds").handler(body).handler(auth).handler(this::patchThresholds);
+        r.patch("/thresholds").handler(body).handler(token).handler(this::patchThresholds);
         r.get("/adaptive").handler(this::getAdaptive);
-        r.patch("/adaptive").handler(body).handler(auth).handler(this::patchAdaptive);
+        r.patch("/adaptive").handler(body).handler(token).handler(this::patchAdaptive);
         r.get("/tiers").handler(this::getTiers);
-        r.get("/tenants").handler(this::getTenants);
-        r.put("/tenants/:id").handler(body).handler(auth).handler(this::putTenant);
-        r.delete("/tenants/:id").handler(auth).handler(this::deleteTenant);
-        r.post("/classifier/reload").handler(body).handler(auth).handler(this::reload);
-        r.get("/events").handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
+        r.get("/tenants").handler(tokenOffLoopback).handler(this::getTenants);
+        r.put("/tenants/:id").handler(body).handler(token).handler(this::putTenant);
+        r.delete("/tenants/:id").handler(token).handler(this::deleteTenant);
+        r.post("/classifier/reload").handler(body).handler(token).handler(this::reload);
+        r.get("/events").handler(tokenOffLoopback).handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
         r.get("/metrics").handler(this::getMetrics);
         r.get("/healthz").handler(this::getHealth);
         r.route().failureHandler(this::renderFailure);
@@ -179,29 +183,6 @@ public final class ControlVerticle extends VerticleBase {
             }
         }
         return allowed;
-    }
-
-    // --- auth -------------------------------------------------------------------------------------
-
-    private void requireToken(RoutingContext ctx) {
-        if (token.isEmpty()) {
-            ctx.next();
-            return;
-        }
-        String header = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
-        boolean bearer = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7);
-        byte[] presented = bearer ? header.substring(7).strip().getBytes(StandardCharsets.UTF_8) : new byte[0];
-        // MessageDigest.isEqual does not stop at the first differing byte: no timing oracle on the token.
-        if (bearer && MessageDigest.isEqual(presented, token.get())) {
-            ctx.next();
-            return;
-        }
-        ctx.response().putHeader("WWW-Authenticate", header == null
-                ? "Bearer realm=\"nexuscore-control\""
-                : "Bearer realm=\"nexuscore-control\", error=\"invalid_token\"");
-        sendProblem(ctx, ProblemType.UNAUTHORIZED.problem(header == null
-                ? "this endpoint requires 'Authorization: Bearer <token>'"
-                : "the bearer token is not the configured one"));
     }
 
     // --- thresholds -------------------------------------------------------------------------------

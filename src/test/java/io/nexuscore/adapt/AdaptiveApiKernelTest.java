@@ -68,7 +68,7 @@ class AdaptiveApiKernelTest {
         reporting = AdaptiveReporting.start(kernel, hub, registry);
         stateDir = Files.createTempDirectory("nexus-adaptive-test");
         vertx = Vertx.vertx();
-        ControlVerticle verticle = new ControlVerticle(new ControlConfig("127.0.0.1", 0, Optional.empty(),
+        ControlVerticle verticle = new ControlVerticle(ControlConfig.withoutAuth("127.0.0.1", 0,
                 stateDir.resolve("state.json"), 1000, 1000), control, TierStateView.NONE, hub, registry,
                 new ControlVerticle.Timings(Duration.ofMillis(50), Duration.ofSeconds(30)));
         vertx.deployVerticle(verticle).await(30, TimeUnit.SECONDS);

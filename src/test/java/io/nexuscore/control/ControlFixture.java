@@ -45,7 +45,7 @@ final class ControlFixture {
         this.stateDir = stateDir;
         this.stateFile = stateDir.resolve("state.json");
         this.hub = new EventHub(history, subscriberBuffer, registry);
-        ControlConfig config = new ControlConfig("127.0.0.1", 0, Optional.of(TOKEN), stateFile, history, subscriberBuffer);
+        ControlConfig config = ControlConfig.withToken("127.0.0.1", 0, Optional.of(TOKEN), stateFile, history, subscriberBuffer);
         this.verticle = new ControlVerticle(config, kernel, pools, hub, registry,
                 new ControlVerticle.Timings(Duration.ofMillis(50), Duration.ofSeconds(30)));
     }

@@ -60,7 +60,7 @@ class KernelEndToEndTest extends RequestSuite {
             JsonObject json = config(veth.hostAddress.getHostAddress(), port, kernel, stateDir);
             router = RouterRuntime.start(RouterConfig.fromJson(json));
             curl = new Curl(List.of("ip", "netns", "exec", veth.namespace), veth.hostAddress.getHostAddress(), port);
-            control = new ControlClient(json.getJsonObject("control").getInteger("port"));
+            control = ControlClient.forConfig(json);
         } catch (RuntimeException | Error e) {
             stop();
             throw e;
