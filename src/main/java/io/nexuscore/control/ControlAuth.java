@@ -135,8 +135,11 @@ final class ControlAuth {
 
     /** First handler of every route: Host and Origin name this machine or a configured name. */
     void checkHostAndOrigin(RoutingContext ctx) {
-        String host = ctx.request().getHeader(HttpHeaders.HOST);
-        Optional<String> hostName = host == null ? Optional.empty() : hostPart(host);
+        // authority(): the Host header in HTTP/1.x, :authority in HTTP/2 (an h2c upgrade has no Host).
+        io.vertx.core.net.HostAndPort authority = ctx.request().authority();
+        String host = authority == null ? null : authority.toString();
+        Optional<String> hostName = authority == null ? Optional.empty() : hostPart(authority.host().contains(":")
+                && !authority.host().startsWith("[") ? "[" + authority.host() + "]" : authority.host());
         if (hostName.isEmpty() || !allowedHosts.contains(hostName.get())) {
             reject.accept(ctx, ProblemType.FORBIDDEN_HOST.problem("Host " + (host == null ? "(none)" : "'" + host + "'")
                     + " is not a name of this control plane (loopback names or control.allowedHosts)"));

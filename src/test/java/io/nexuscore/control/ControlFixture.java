@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 /** A control plane on a real loopback socket (port 0), with a fresh registry, hub and state directory. */
 final class ControlFixture {
 
-    static final String TOKEN = "test-token-4f1c";
+    static final String TOKEN = "test-token-4f1c-2b9e";
 
     final ControlPorts kernel;
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
