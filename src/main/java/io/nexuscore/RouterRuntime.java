@@ -7,6 +7,7 @@ import io.nexuscore.adapt.AdaptiveReporting;
 import io.nexuscore.adapt.LatencyRecorder;
 import io.nexuscore.bpf.KernelDataPath;
 import io.nexuscore.bpf.KernelDataPathControl;
+import io.nexuscore.bpf.ReloadObjects;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.LiveThresholds;
 import io.nexuscore.classify.ReadCost;
@@ -206,7 +207,7 @@ public final class RouterRuntime implements AutoCloseable {
         };
         ControlPorts control = new ControlPorts(path.thresholds(), path.thresholdsFromConfig(),
                 new PrefixTenantPolicies(new KernelPrefixFloors(path.tenantPolicy())), path.adaptive(),
-                new KernelDataPathControl(path));
+                new KernelDataPathControl(path, new ReloadObjects(config.kernel().reloadDir())));
         return new ModeWiring(control, path.verdicts(), TenantFloors.NONE, ReadCost.SYSCALL, path.latencyRing().recorder(),
                 release);
     }

@@ -75,6 +75,17 @@ final class BpfObject implements AutoCloseable {
         return name;
     }
 
+    /** The names of the object's programs (known after open, before load). */
+    java.util.Set<String> programNames() {
+        LibBpf lib = LibBpf.get();
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (Pointer prog = lib.bpf_object__next_program(obj, null); prog != null && prog.address() != 0;
+                prog = lib.bpf_object__next_program(obj, prog)) {
+            names.add(lib.bpf_program__name(prog));
+        }
+        return names;
+    }
+
     @Override
     public void close() {
         if (obj != null) {

@@ -226,7 +226,7 @@ public final class KernelDataPath implements AutoCloseable {
         BpfFs.createDirectories(pinDir);
         KernelDataPath path = null;
         try {
-            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports);
+            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports, Optional.empty());
             try {
                 path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object);
             } catch (RuntimeException e) {
@@ -335,7 +335,7 @@ public final class KernelDataPath implements AutoCloseable {
      */
     public synchronized ReloadResult reload(Optional<Path> objectFile) {
         requireOpen();
-        BpfObject next = loadObject(objectFile, pinDir, scoring, ports);
+        BpfObject next = loadObject(objectFile, pinDir, scoring, ports, Optional.of(object.programNames()));
         Programs old = programs;
         Programs fresh;
         int done = 0;
@@ -488,10 +488,16 @@ public final class KernelDataPath implements AutoCloseable {
         return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();
     }
 
-    private static BpfObject loadObject(Optional<Path> objectFile, Path pinDir, ScoringConfig scoring, Set<Integer> ports) {
+    /** @param programs the program set a reload must have (the running object's), checked before the load */
+    private static BpfObject loadObject(Optional<Path> objectFile, Path pinDir, ScoringConfig scoring, Set<Integer> ports,
+                                        Optional<Set<String>> programs) {
         Path file = objectFile.orElseGet(KernelDataPath::extractObject);
         BpfObject object = BpfObject.open(file);
         try {
+            if (programs.isPresent() && !object.programNames().equals(programs.get())) {
+                throw new ForbiddenObject("program-set", "the object's programs " + object.programNames()
+                        + " are not the running object's " + programs.get());
+            }
             object.pinMapsUnder(pinDir);
             object.writeRodata(".rodata", SharedStructs.loadSettings(scoring.weights(), ports));
             object.load();

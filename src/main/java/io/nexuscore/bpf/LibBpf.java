@@ -42,6 +42,10 @@ public interface LibBpf {
 
     Pointer bpf_object__next_map(Pointer obj, Pointer prev);
 
+    Pointer bpf_object__next_program(Pointer obj, Pointer prev);
+
+    String bpf_program__name(Pointer prog);
+
     int bpf_program__fd(Pointer prog);
 
     int bpf_map__fd(Pointer map);

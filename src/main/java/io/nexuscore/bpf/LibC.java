@@ -28,6 +28,16 @@ public interface LibC {
 
     int close(int fd);
 
+    int O_RDONLY = 0;
+    int O_NONBLOCK = 0x800;
+    int O_NOFOLLOW = 0x20000;
+    int O_CLOEXEC = 0x80000;
+    int ELOOP = 40;
+
+    int open(String path, int flags);
+
+    @jnr.ffi.types.ssize_t long read(int fd, @Out byte[] buffer, @size_t long count);
+
     int mount(String source, String target, String fsType, long flags, Pointer data);
 
     int vsnprintf(Pointer buffer, long size, Pointer format, Pointer args);

@@ -3,6 +3,7 @@ package io.nexuscore.control;
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.adapt.AdaptiveJson;
 import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.bpf.ForbiddenObject;
 import io.nexuscore.bpf.NotInKernelMode;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.http.Problem;
@@ -364,6 +365,8 @@ public final class ControlVerticle extends VerticleBase {
                 return ports.dataPath().reload(requested);
             } catch (NotInKernelMode e) {
                 throw new ProblemException(ProblemType.NOT_IN_KERNEL_MODE, e.getMessage());
+            } catch (ForbiddenObject e) {
+                throw new ProblemException(ProblemType.FORBIDDEN_OBJECT, "rule " + e.getMessage(), "object");
             } catch (IllegalArgumentException e) {
                 throw new ProblemException(ProblemType.INVALID_VALUE, e.getMessage(), "object");
             } catch (RuntimeException e) {
