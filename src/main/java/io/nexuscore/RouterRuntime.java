@@ -198,12 +198,12 @@ public final class RouterRuntime implements AutoCloseable {
             return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, LatencyRecorder.NONE, () -> { });
         }
         KernelDataPath path = kernel.get();
-        Optional<Boolean> statsWereOn = enableBpfStats();
+        Optional<AutoCloseable> stats = enableBpfStats();
         AutoCloseable reporting = AdaptiveReporting.start(path, events, registry);
         AutoCloseable release = () -> {
             closeQuietly(reporting);
             path.close();
-            statsWereOn.ifPresent(KernelDataPath::setStatsEnabled);
+            stats.ifPresent(RouterRuntime::closeQuietly);
         };
         ControlPorts control = new ControlPorts(path.thresholds(), path.thresholdsFromConfig(),
                 new PrefixTenantPolicies(new KernelPrefixFloors(path.tenantPolicy())), path.adaptive(),
@@ -213,17 +213,17 @@ public final class RouterRuntime implements AutoCloseable {
     }
 
     /**
-     * Program run-time metrics need kernel.bpf_stats_enabled; without it (e.g. a read-only
-     * /proc/sys) the router still runs, only the eBPF run-time metrics stay at zero.
+     * Program run-time metrics need BPF run-time stats, on while the returned fd is open (the kernel
+     * turns them off when the process ends, crash included); without them the router still runs,
+     * only the eBPF run-time metrics stay at zero.
      *
-     * @return the previous setting, to restore on close; empty when it could not be changed
+     * @return the handle to close at shutdown; empty when stats could not be enabled
      */
-    private static Optional<Boolean> enableBpfStats() {
+    private static Optional<AutoCloseable> enableBpfStats() {
         try {
-            return Optional.of(KernelDataPath.setStatsEnabled(true));
+            return Optional.of(KernelDataPath.enableStats());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "eBPF run-time metrics are off: cannot set kernel.bpf_stats_enabled ({0})",
-                    e.getMessage());
+            LOG.log(Level.WARNING, "eBPF run-time metrics are off: BPF_ENABLE_STATS failed ({0})", e.getMessage());
             return Optional.empty();
         }
     }

@@ -88,6 +88,11 @@ public interface LibBpf {
 
     int bpf_obj_get(String path);
 
+    /** BPF_ENABLE_STATS: run-time stats on while the returned fd is open (closed at exit, crash included). */
+    int bpf_enable_stats(int type);
+
+    int BPF_STATS_RUN_TIME = 0;
+
     int bpf_obj_get_info_by_fd(int fd, Pointer info, IntByReference infoLength);
 
     int bpf_prog_test_run_opts(int progFd, Pointer opts);

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 record Sysctl(String name) {
 
     static final Sysctl TCP_FWMARK_ACCEPT = new Sysctl("net.ipv4.tcp_fwmark_accept");
-    static final Sysctl BPF_STATS_ENABLED = new Sysctl("kernel.bpf_stats_enabled");
 
     Path path() {
         return Path.of("/proc/sys", name.replace('.', '/'));
