@@ -50,9 +50,9 @@ for dev in $NX_INTERFACES; do
   for id in $(nx_attached_progs "$dev" tc "$NX_TC_PROGRAM"); do
     nx_prog_uses_map "$id" "$our_map_id" || continue
     kind="$(bpftool -j net show dev "$dev" | jq -r --argjson i "$id" '.[0].tc[] | select(.id == $i) | .kind')"
-    # The router attaches at handle 0x4e58 ("NX"), priority 1 (io.nexuscore.bpf.TcAttachment).
-    tc filter del dev "$dev" "${kind#clsact/}" pref 1 handle 0x4e58 bpf 2>/dev/null \
-      || tc filter del dev "$dev" "${kind#clsact/}" pref 1
+    # The router attaches at handle 0x4e58 ("NX"), priority 1 (io.nexuscore.bpf.TcAttachment): delete
+    # that one filter, never every filter at priority 1 (another tool's may share it).
+    tc filter del dev "$dev" "${kind#clsact/}" pref 1 handle 0x4e58 bpf
     echo "cleanup: detached leftover TC program $id ($kind) from $dev"
     leftovers=$((leftovers + 1))
   done
