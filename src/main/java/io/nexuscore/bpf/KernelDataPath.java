@@ -110,7 +110,8 @@ public final class KernelDataPath implements AutoCloseable {
     private final List<TcAttachment> tcAttachments = new ArrayList<>();
     private BpfObject object;
     private Programs programs;
-    private String previousFwmarkAccept;
+    /** net.ipv4.tcp_fwmark_accept=1 while attached, counted across routers (restored by the last). */
+    private SharedSysctl fwmarkAccept;
     private boolean closed;
 
     /** The four programs of one loaded object. */
@@ -408,8 +409,8 @@ public final class KernelDataPath implements AutoCloseable {
         }
         xdpAttachments.clear();
         tcAttachments.clear();
-        if (previousFwmarkAccept != null) {
-            run(failures, () -> Sysctl.TCP_FWMARK_ACCEPT.write(previousFwmarkAccept));
+        if (fwmarkAccept != null) {
+            run(failures, fwmarkAccept::release);
         }
         run(failures, latencyRing::close);
         run(failures, verdictSlots::close);
@@ -433,6 +434,10 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     public static void removePins(Path pinDir) {
+        if (Files.isDirectory(pinDir)) {
+            // A router that died attached left its sysctl reference here: drop it (the last one restores).
+            new SharedSysctl(Sysctl.TCP_FWMARK_ACCEPT, "1", pinDir).release();
+        }
         try {
             for (String name : PINNED_MAPS) {
                 Files.deleteIfExists(pinDir.resolve(name));
@@ -464,8 +469,8 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     private void attach(List<String> interfaces) {
-        previousFwmarkAccept = Sysctl.TCP_FWMARK_ACCEPT.read();
-        Sysctl.TCP_FWMARK_ACCEPT.write("1");
+        fwmarkAccept = new SharedSysctl(Sysctl.TCP_FWMARK_ACCEPT, "1", pinDir);
+        fwmarkAccept.acquire();
         for (String name : interfaces) {
             NetInterface netInterface = NetInterface.byName(name);
             xdpAttachments.add(XdpAttachment.attach(netInterface, programs.xdp(), xdpMode));
