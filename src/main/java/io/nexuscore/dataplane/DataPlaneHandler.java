@@ -56,6 +56,8 @@ public final class DataPlaneHandler {
     public static final String HEADER_ROUTE_SOURCE = "X-NX-Route-Source";
     /** The tier's own count of the prompt's tokens (cl100k_base in the Wasm guests). */
     public static final String HEADER_TOKENS = "X-NX-Tokens";
+    /** How wrong the assignment was: "none", or the kinds that apply, e.g. "strict,banded". */
+    public static final String HEADER_MISROUTE = "X-NX-Misroute";
     static final String ANONYMOUS_TENANT = "anonymous";
     /** Status recorded (never sent) when the client left before its answer was ready, as nginx logs it. */
     static final int CLIENT_CLOSED = 499;
@@ -298,7 +300,8 @@ public final class DataPlaneHandler {
         }
         metrics.assessed(resolution.tier(), observed, misroute);
         response.putHeader(HEADER_TIER, observed.label())
-                .putHeader(HEADER_TOKENS, Integer.toString(reply.promptTokens()));
+                .putHeader(HEADER_TOKENS, Integer.toString(reply.promptTokens()))
+                .putHeader(HEADER_MISROUTE, misroute.label());
         if (served.parsed.stream()) {
             response.putHeader("Content-Type", "text/event-stream")
                     .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply));

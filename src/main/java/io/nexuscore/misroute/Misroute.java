@@ -3,6 +3,7 @@ package io.nexuscore.misroute;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
+import java.util.StringJoiner;
 
 /**
  * How wrong one assignment was, judged against the tier's own assessment (its true score, from a
@@ -29,6 +30,21 @@ public record Misroute(boolean strict, boolean banded, boolean gross) {
         boolean gross = Math.abs(assigned.wire() - observed.wire()) == 2;
         boolean banded = trueScore >= 0 && outsideBand(assigned, trueScore, thresholds, band);
         return new Misroute(strict, banded, gross);
+    }
+
+    /** "none", or the kinds that apply, comma-separated: "strict", "strict,banded", "strict,banded,gross". */
+    public String label() {
+        StringJoiner kinds = new StringJoiner(",");
+        if (strict) {
+            kinds.add("strict");
+        }
+        if (banded) {
+            kinds.add("banded");
+        }
+        if (gross) {
+            kinds.add("gross");
+        }
+        return kinds.length() == 0 ? "none" : kinds.toString();
     }
 
     /** Score range of {@code tier}: {lo, hi}, both inclusive. */
