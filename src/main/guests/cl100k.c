@@ -63,11 +63,8 @@ static uint32_t merged_rank(const unsigned char *p, const part_t *parts, size_t 
 }
 
 /* tiktoken's byte_pair_merge: repeatedly merge the adjacent pair with the lowest rank (leftmost on
- * ties); the number of parts left is the token count. */
-static uint32_t bpe_count(const unsigned char *p, size_t n, part_t *parts) {
-    if (n == 1 || rank_of(p, n) != NO_RANK) {
-        return 1;
-    }
+ * ties); the number of parts left is the token count. O(n^2): for short pieces only. */
+static uint32_t bpe_count_short(const unsigned char *p, size_t n, part_t *parts) {
     size_t count = n + 1;
     for (size_t i = 0; i < count; i++) {
         parts[i].start = (uint32_t)i;
@@ -95,6 +92,112 @@ static uint32_t bpe_count(const unsigned char *p, size_t n, part_t *parts) {
         count--;
     }
     return (uint32_t)(count - 1);
+}
+
+/* The same merge order for long pieces (a client can send one 1 MB word) in O(n log n): parts are a
+ * linked list named by their first byte, and an indexed min-heap keyed (rank, first byte) yields the
+ * lowest-ranked, leftmost pair, as the scan above does. */
+typedef struct {
+    uint32_t *next;  /* first byte of the following part; n past the last */
+    uint32_t *prev;  /* first byte of the preceding part; NONE for the first */
+    uint32_t *rank;  /* rank of this part merged with the next; NO_RANK when none */
+    uint32_t *heap;  /* parts, heap-ordered */
+    uint32_t *where; /* index of each part in heap */
+    uint32_t size;
+} merge_t;
+
+#define NONE 0xffffffffu
+
+static int before(const merge_t *m, uint32_t a, uint32_t b) {
+    return m->rank[a] < m->rank[b] || (m->rank[a] == m->rank[b] && a < b);
+}
+
+static void heap_set(merge_t *m, uint32_t at, uint32_t part) {
+    m->heap[at] = part;
+    m->where[part] = at;
+}
+
+static void sift_up(merge_t *m, uint32_t at) {
+    uint32_t part = m->heap[at];
+    while (at > 0 && before(m, part, m->heap[(at - 1) / 2])) {
+        heap_set(m, at, m->heap[(at - 1) / 2]);
+        at = (at - 1) / 2;
+    }
+    heap_set(m, at, part);
+}
+
+static void sift_down(merge_t *m, uint32_t at) {
+    uint32_t part = m->heap[at];
+    for (;;) {
+        uint32_t child = 2 * at + 1;
+        if (child >= m->size) {
+            break;
+        }
+        if (child + 1 < m->size && before(m, m->heap[child + 1], m->heap[child])) {
+            child++;
+        }
+        if (!before(m, m->heap[child], part)) {
+            break;
+        }
+        heap_set(m, at, m->heap[child]);
+        at = child;
+    }
+    heap_set(m, at, part);
+}
+
+static void heap_update(merge_t *m, uint32_t part) {
+    sift_up(m, m->where[part]);
+    sift_down(m, m->where[part]);
+}
+
+static void heap_remove(merge_t *m, uint32_t part) {
+    uint32_t at = m->where[part];
+    uint32_t last = m->heap[--m->size];
+    if (at < m->size) {
+        heap_set(m, at, last);
+        heap_update(m, last);
+    }
+}
+
+static uint32_t bpe_count_long(const unsigned char *p, uint32_t n, uint32_t *scratch) {
+    merge_t m = {scratch, scratch + n, scratch + 2 * n, scratch + 3 * n, scratch + 4 * n, 0};
+    for (uint32_t i = 0; i < n; i++) {
+        m.next[i] = i + 1;
+        m.prev[i] = i == 0 ? NONE : i - 1;
+        m.rank[i] = i + 2 <= n ? rank_of(p + i, 2) : NO_RANK;
+        heap_set(&m, m.size++, i);
+        sift_up(&m, m.size - 1);
+    }
+    uint32_t parts = n;
+    while (m.size > 0 && m.rank[m.heap[0]] != NO_RANK) {
+        uint32_t i = m.heap[0];
+        uint32_t j = m.next[i];
+        uint32_t k = m.next[j];
+        heap_remove(&m, j);
+        m.next[i] = k;
+        if (k < n) {
+            m.prev[k] = i;
+        }
+        parts--;
+        m.rank[i] = k < n ? rank_of(p + i, m.next[k] - i) : NO_RANK;
+        heap_update(&m, i);
+        uint32_t h = m.prev[i];
+        if (h != NONE) {
+            m.rank[h] = rank_of(p + h, k - h);
+            heap_update(&m, h);
+        }
+    }
+    return parts;
+}
+
+/* Pieces up to this many bytes take the simple scan (nearly all of them: words, numbers, spaces). */
+#define SHORT_PIECE 128
+
+static uint32_t bpe_count(const unsigned char *p, size_t n, void *scratch) {
+    if (n == 1 || rank_of(p, n) != NO_RANK) {
+        return 1;
+    }
+    return n <= SHORT_PIECE ? bpe_count_short(p, n, scratch) : bpe_count_long(p, (uint32_t)n, scratch);
 }
 
 /* ---- code points ---------------------------------------------------------------------------- */
@@ -199,10 +302,9 @@ static int is_long_contraction(int32_t c1, int32_t c2) {
 /* ---- split + count --------------------------------------------------------------------------- */
 
 uint32_t nx_cl100k_count(const unsigned char *s, size_t len, void *scratch) {
-    part_t *parts = scratch;
     uint32_t tokens = 0;
     size_t end = 0;
-#define EMIT(from, to) (tokens += bpe_count(s + (from), (to) - (from), parts))
+#define EMIT(from, to) (tokens += bpe_count(s + (from), (to) - (from), scratch))
     while (end < len) {
         size_t start = end;
         size_t n0, n1, n;

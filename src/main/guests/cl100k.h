@@ -9,8 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Scratch bytes nx_cl100k_count needs for a text of `len` bytes (the caller allocates them). */
-#define NX_CL100K_SCRATCH(len) (((uint64_t)(len) + 2u) * 8u)
+/* Scratch bytes nx_cl100k_count needs for a text of `len` bytes, 4-aligned (the caller allocates
+ * them): five 32-bit words per byte for the merge of a long piece. */
+#define NX_CL100K_SCRATCH(len) (((uint64_t)(len) + 2u) * 20u)
 
 /* Number of cl100k_base tokens in s[0..len), as jtokkit's countTokens (special tokens are plain
  * text). Bytes that are not valid UTF-8 count as one code point each. */

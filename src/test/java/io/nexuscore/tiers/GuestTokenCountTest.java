@@ -60,7 +60,22 @@ class GuestTokenCountTest {
             // multiple choice
             "Which gas do plants absorb?\nA) Oxygen\nB) Carbon dioxide\nC) Nitrogen\nD) Helium\nAnswer:",
             // special-token text is plain text
-            "<|endoftext|> <|fim_prefix|>");
+            "<|endoftext|> <|fim_prefix|>",
+            // pieces longer than the guest's simple merge handles (128 bytes): the heap-ordered merge
+            "a".repeat(5000),
+            lettersFrom(7, 3000, "abcdefghijklmnopqrstuvwxyzéüß"),
+            lettersFrom(8, 700, "的一是不了人我在有他这中大来上"),
+            "!?".repeat(400) + " " + "\t".repeat(300) + "x");
+
+    /** A deterministic pseudo-random run of letters (no separators: one piece for the pre-tokenizer). */
+    static String lettersFrom(long seed, int length, String alphabet) {
+        java.util.Random random = new java.util.Random(seed);
+        StringBuilder b = new StringBuilder(length);
+        for (int i = 0; i < length; i++) {
+            b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return b.toString();
+    }
 
     static WasmEngine chicory;
     static WasmEngine wasmtime;
