@@ -105,9 +105,13 @@ static size_t token_end(const unsigned char *s, size_t len, size_t i) {
     return i;
 }
 
-/* cl100k_base tokens in s[0..len); the scratch lives until the call's heap is reset. */
+/* cl100k_base tokens in s[0..len). The scratch is released at once (the heap is a bump allocator):
+ * the prompt's and the answer's counts reuse the same pages. */
 static uint32_t count_tokens(const unsigned char *s, size_t len) {
-    return nx_cl100k_count(s, len, nx_alloc(NX_CL100K_SCRATCH(len), 8));
+    void *scratch = nx_alloc(NX_CL100K_SCRATCH(len), 8);
+    uint32_t n = nx_cl100k_count(s, len, scratch);
+    heap_top = (uint64_t)(uintptr_t)scratch;
+    return n;
 }
 
 /* ---- assessment ---------------------------------------------------------------------------- */
