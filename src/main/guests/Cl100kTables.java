@@ -22,18 +22,22 @@ import java.util.zip.ZipFile;
  *
  * Tables (see nexus_guest.c, which reads them):
  * <ul>
- *   <li>nx_cl100k_bytes / nx_cl100k_offsets: the bytes of token r are bytes[offsets[r] .. offsets[r+1]);</li>
+ *   <li>nx_cl100k_bytes: every token's bytes, in rank order; nx_cl100k_lengths: each token's length
+ *       (at most 255); nx_cl100k_blocks: the offset in bytes of every {@value #BLOCK}th token, so
+ *       token r starts at blocks[r / BLOCK] + the lengths of the tokens before it in its block;</li>
  *   <li>nx_cl100k_slots: open-addressed hash table (FNV-1a 32 of the token bytes, linear probing,
- *       {@value #SLOT_BITS} bits), slot value rank + 1, 0 = empty;</li>
+ *       {@value #SLOT_BITS} bits, load ~0.77), slot value rank + 1, 0 = empty.</li>
  *   <li>nx_letters / nx_numbers: sorted inclusive code-point ranges of \p{L} and \p{N} above ASCII,
  *       classified with java.lang.Character exactly as jtokkit's Cl100kParser does, so the guest's
  *       pre-tokenizer splits where jtokkit splits.</li>
  * </ul>
+ * About 1.3 MB in all: every instance copies its data segment, so the size is instantiation time.
  */
 public final class Cl100kTables {
 
     static final String RESOURCE = "com/knuddels/jtokkit/cl100k_base.tiktoken";
-    static final int SLOT_BITS = 18;
+    static final int SLOT_BITS = 17;
+    static final int BLOCK = 32;
     /** jtokkit's Cl100kParser classifies letters up to here and numbers up to NUMBER_LIMIT. */
     static final int LETTER_LIMIT = 0x323af;
     static final int NUMBER_LIMIT = 0x1fbf9;
@@ -50,7 +54,7 @@ public final class Cl100kTables {
             w.println("#include <stdint.h>");
             w.printf("const uint32_t nx_cl100k_ranks = %d;%n", tokens.size());
             writeBytes(w, tokens);
-            writeOffsets(w, tokens);
+            writeLengths(w, tokens);
             writeSlots(w, tokens);
             writeRanges(w, "nx_letters", 0x80, LETTER_LIMIT, Cl100kTables::isLetterType);
             writeRanges(w, "nx_numbers", 0x80, NUMBER_LIMIT, Cl100kTables::isNumberType);
@@ -107,15 +111,29 @@ public final class Cl100kTables {
         w.println(line.append("\";"));
     }
 
-    private static void writeOffsets(PrintWriter w, List<byte[]> tokens) {
-        w.printf("const uint32_t nx_cl100k_offsets[%d] = {%n", tokens.size() + 1);
-        long offset = 0;
+    private static void writeLengths(PrintWriter w, List<byte[]> tokens) throws IOException {
+        w.printf("const uint32_t nx_cl100k_block = %d;%n", BLOCK);
+        w.printf("const unsigned char nx_cl100k_lengths[%d] = {%n", tokens.size());
         StringBuilder line = new StringBuilder();
-        for (int i = 0; i <= tokens.size(); i++) {
-            line.append(offset).append(',');
-            if (i < tokens.size()) {
-                offset += tokens.get(i).length;
+        for (byte[] t : tokens) {
+            if (t.length > 255) {
+                throw new IOException(RESOURCE + ": a token of " + t.length + " bytes does not fit a length byte");
             }
+            line.append(t.length).append(',');
+            if (line.length() > 100) {
+                w.println(line);
+                line.setLength(0);
+            }
+        }
+        w.println(line.append("};"));
+        w.printf("const uint32_t nx_cl100k_blocks[%d] = {%n", (tokens.size() + BLOCK - 1) / BLOCK);
+        long offset = 0;
+        line.setLength(0);
+        for (int i = 0; i < tokens.size(); i++) {
+            if (i % BLOCK == 0) {
+                line.append(offset).append(',');
+            }
+            offset += tokens.get(i).length;
             if (line.length() > 100) {
                 w.println(line);
                 line.setLength(0);
