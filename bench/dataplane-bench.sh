@@ -43,7 +43,7 @@ free_port() {
 }
 
 wait_port() { # port pid
-  for _ in $(seq 1 300); do
+  for _ in $(seq 1 1200); do
     if (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; then return 0; fi
     kill -0 "$2" 2>/dev/null || { echo "bench: process $2 died before listening on $1" >&2; return 1; }
     sleep 0.1

@@ -43,8 +43,9 @@ import java.util.function.Supplier;
  * The per-request pipeline, shared by every acceptor instance (it holds no per-connection state):
  * route, bound and read the body, parse, resolve the tier, dispatch, answer, account.
  *
- * Threading: everything runs on the request's event loop except the tier resolution in kernel mode
- * (a map lookup syscall), which hops to a worker pool and comes back; tier backends never block.
+ * Threading: everything runs on the request's event loop, tier resolution included when the kernel's
+ * verdict is in its mmap'ed slot; only a resolution that needs a syscall (slot miss in kernel mode)
+ * hops to a worker pool and comes back. Tier backends never block.
  */
 public final class DataPlaneHandler {
 
@@ -216,8 +217,9 @@ public final class DataPlaneHandler {
         ConnectionInfo connection = connections.of(request.connection());
         String tenant = request.getHeader(tenantHeader);
         Served served = new Served(request, endpoint, parsed, tenant == null ? ANONYMOUS_TENANT : tenant, start);
-        if (!resolver.blocking()) {
-            dispatch(served, resolver.resolve(requestLine, bodyLength, connection));
+        Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, connection);
+        if (now.isPresent()) {
+            dispatch(served, now.get());
             return;
         }
         resolverPool.executeBlocking(() -> resolver.resolve(requestLine, bodyLength, connection), false)
