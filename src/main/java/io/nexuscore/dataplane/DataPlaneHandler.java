@@ -298,7 +298,7 @@ public final class DataPlaneHandler {
                     .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply));
         } else {
             response.putHeader("Content-Type", "application/json")
-                    .end(OpenAiResponses.render(served.endpoint, reply).toBuffer());
+                    .end(OpenAiResponses.renderBytes(served.endpoint, reply));
         }
         completed(served, resolution, observed, 200);
     }

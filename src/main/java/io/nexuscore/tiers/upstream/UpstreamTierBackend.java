@@ -54,6 +54,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     private final String model;
     private final Supplier<Thresholds> thresholds;
     private final LoopLocalClients clients;
+    private final ChatRequestBody requestBody;
     private final URI endpoint;
 
     /**
@@ -70,6 +71,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         String base = upstream.baseUrl().toString();
         this.endpoint = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
                 + "/chat/completions");
+        this.requestBody = new ChatRequestBody(upstream.model());
         HttpClientOptions options = new HttpClientOptions()
                 .setKeepAlive(true)
                 .setTcpNoDelay(true)
@@ -130,7 +132,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                 }
             }
         });
-        Buffer body = openAiBody(request, stream).toBuffer();
+        Buffer body = requestBody.encode(request, stream);
         clients.current().request(requestOptions())
                 .compose(req -> {
                     sent.set(req);
@@ -167,19 +169,6 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         return response.body().transform(ar -> Future.failedFuture(new TierFailure(Kind.UPSTREAM,
                 "upstream " + endpoint + " answered " + response.statusCode()
                         + (ar.succeeded() ? ": " + truncate(ar.result().toString()) : ""))));
-    }
-
-    private JsonObject openAiBody(TierRequest request, boolean stream) {
-        JsonObject body = new JsonObject()
-                .put("model", upstream.model())
-                .put("messages", new JsonArray().add(new JsonObject().put("role", "user").put("content", request.prompt())));
-        if (request.maxTokens() > 0) {
-            body.put("max_tokens", request.maxTokens());
-        }
-        if (stream) {
-            body.put("stream", true);
-        }
-        return body;
     }
 
     private TierReply reply(Buffer body) {
