@@ -36,6 +36,11 @@ public final class BpfMap implements AutoCloseable {
         return new BpfMap(name, fd, keySize, valueSize);
     }
 
+    /** Takes ownership of {@code fd} (closed by {@link #close}). */
+    static BpfMap ownFd(String name, int fd, int keySize, int valueSize) {
+        return new BpfMap(name, fd, keySize, valueSize);
+    }
+
     /** What the kernel says about the map (struct bpf_map_info, uapi/linux/bpf.h). */
     record Info(int type, int id, int keySize, int valueSize, int maxEntries, int flags) {
     }

@@ -44,6 +44,15 @@ public interface LibBpf {
 
     int bpf_program__fd(Pointer prog);
 
+    Pointer bpf_object__next_program(Pointer obj, Pointer prev);
+
+    String bpf_program__name(Pointer prog);
+
+    /** Attaches by the program's SEC() (tracepoints, tp_btf, kprobes); NULL + errno on failure. */
+    Pointer bpf_program__attach(Pointer prog);
+
+    int bpf_link__destroy(Pointer link);
+
     int bpf_map__fd(Pointer map);
 
     String bpf_map__name(Pointer map);
