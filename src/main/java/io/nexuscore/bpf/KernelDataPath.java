@@ -68,6 +68,8 @@ public final class KernelDataPath implements AutoCloseable {
     public static final String TC_MARK_PROGRAM = "nexus_tc_mark";
     /** SEC("syscall") program that arms the adaptive loop's bpf_timer (run, never attached). */
     public static final String ADAPT_ARM_PROGRAM = "nexus_adapt_arm";
+    /** The section of the const volatile switch nexus_observe (nexus_timing.bpf.h), a __u32. */
+    static final String OBSERVE_SECTION = ".rodata.observe";
     /** Pinned maps (file names under the pin directory). */
     public static final List<String> PINNED_MAPS =
             List.of("routing_decisions", "routing_decisions6", "verdict_slots", "verdict_slots6", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain",
@@ -85,6 +87,8 @@ public final class KernelDataPath implements AutoCloseable {
     private final ScoringConfig scoring;
     private final Set<Integer> ports;
     private final KernelConfig.XdpMode xdpMode;
+    /** In-kernel run-time histograms and tail-call depth on (the .rodata.observe switch). */
+    private final boolean observe;
 
     private final BpfMap routingDecisionsMap;
     private final BpfMap routingDecisions6Map;
@@ -126,7 +130,8 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     private KernelDataPath(Path pinDir, ScoringConfig scoring, Set<Integer> ports, KernelConfig.XdpMode xdpMode,
-                           BpfObject object) {
+                           BpfObject object, boolean observe) {
+        this.observe = observe;
         this.pinDir = pinDir;
         this.scoring = scoring;
         this.ports = Set.copyOf(ports);
@@ -166,12 +171,21 @@ public final class KernelDataPath implements AutoCloseable {
      * @return the loaded data path, or empty for user-space mode
      */
     public static Optional<KernelDataPath> open(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
+        return open(config, scoring, ports, false);
+    }
+
+    /**
+     * As {@link #open(KernelConfig, ScoringConfig, Set)}; {@code observe} switches on the in-kernel
+     * run-time histograms and tail-call depth (nexus_timing.bpf.h) for this load and its reloads.
+     */
+    public static Optional<KernelDataPath> open(KernelConfig config, ScoringConfig scoring, Set<Integer> ports,
+                                                boolean observe) {
         switch (config.mode()) {
             case USER:
                 LOG.info("user-space mode: kernel.mode is 'user'; the Java scorer classifies every request");
                 return Optional.empty();
             case KERNEL:
-                return Optional.of(load(config, scoring, ports));
+                return Optional.of(load(config, scoring, ports, observe));
             default:
                 Optional<String> missing = missingPrivilege();
                 if (missing.isPresent()) {
@@ -179,7 +193,7 @@ public final class KernelDataPath implements AutoCloseable {
                     return Optional.empty();
                 }
                 try {
-                    return Optional.of(load(config, scoring, ports));
+                    return Optional.of(load(config, scoring, ports, observe));
                 } catch (RuntimeException | LinkageError e) { // LinkageError: libbpf.so.1 is not installed
                     LOG.log(Level.WARNING, "user-space mode: the eBPF data path did not load ("
                             + (e instanceof BpfException ? e.getMessage() : e.toString()) + "); the Java scorer classifies every request");
@@ -194,8 +208,13 @@ public final class KernelDataPath implements AutoCloseable {
      * and sets net.ipv4.tcp_fwmark_accept=1 (restored by {@link #close}).
      */
     public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
+        return load(config, scoring, ports, false);
+    }
+
+    /** As {@link #load(KernelConfig, ScoringConfig, Set)}, with the in-kernel observation on or off. */
+    public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports, boolean observe) {
         boolean freshDir = !Files.isDirectory(config.pinDir());
-        KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode());
+        KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode(), observe);
         try {
             path.attach(config.interfaces());
         } catch (RuntimeException e) {
@@ -221,14 +240,20 @@ public final class KernelDataPath implements AutoCloseable {
      */
     public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
                                                       KernelConfig.XdpMode xdpMode) {
+        return loadWithoutAttaching(pinDir, scoring, ports, xdpMode, false);
+    }
+
+    /** As above; {@code observe}: the in-kernel run-time histograms and tail-call depth (nexus_timing.bpf.h). */
+    public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
+                                                      KernelConfig.XdpMode xdpMode, boolean observe) {
         BpfFs.ensureMounted();
         boolean freshDir = !Files.isDirectory(pinDir);
         BpfFs.createDirectories(pinDir);
         KernelDataPath path = null;
         try {
-            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports);
+            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports, observe);
             try {
-                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object);
+                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object, observe);
             } catch (RuntimeException e) {
                 object.close();
                 throw e;
@@ -335,7 +360,7 @@ public final class KernelDataPath implements AutoCloseable {
      */
     public synchronized ReloadResult reload(Optional<Path> objectFile) {
         requireOpen();
-        BpfObject next = loadObject(objectFile, pinDir, scoring, ports);
+        BpfObject next = loadObject(objectFile, pinDir, scoring, ports, observe);
         Programs old = programs;
         Programs fresh;
         int done = 0;
@@ -487,12 +512,14 @@ public final class KernelDataPath implements AutoCloseable {
         return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();
     }
 
-    private static BpfObject loadObject(Optional<Path> objectFile, Path pinDir, ScoringConfig scoring, Set<Integer> ports) {
+    private static BpfObject loadObject(Optional<Path> objectFile, Path pinDir, ScoringConfig scoring, Set<Integer> ports,
+                                        boolean observe) {
         Path file = objectFile.orElseGet(KernelDataPath::extractObject);
         BpfObject object = BpfObject.open(file);
         try {
             object.pinMapsUnder(pinDir);
             object.writeRodata(".rodata", SharedStructs.loadSettings(scoring.weights(), ports));
+            object.writeRodata(OBSERVE_SECTION, new byte[] {(byte) (observe ? 1 : 0), 0, 0, 0});
             object.load();
             return object;
         } catch (RuntimeException e) {

@@ -93,6 +93,8 @@ public interface LibBpf {
 
     int bpf_obj_get(String path);
 
+    int bpf_map_get_fd_by_id(int id);
+
     int bpf_obj_get_info_by_fd(int fd, Pointer info, IntByReference infoLength);
 
     int bpf_prog_test_run_opts(int progFd, Pointer opts);

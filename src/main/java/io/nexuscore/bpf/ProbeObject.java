@@ -59,17 +59,12 @@ public final class ProbeObject implements AutoCloseable {
         }
     }
 
-    /** The object's map {@code name}; valueSize per CPU for per-CPU maps ({@link #perCpuValueSize}). */
+    /** The object's map {@code name}; valueSize per CPU for per-CPU maps ({@link BpfMap#perCpuSize}). */
     public synchronized BpfMap map(String name, int keySize, int valueSize) {
         BpfMap map = BpfMap.ownFd(name, Native.check(LibC.get().dup(object.mapFd(name)), "dup", name),
                 keySize, valueSize);
         maps.add(map);
         return map;
-    }
-
-    /** What a per-CPU map's lookup returns for a value of {@code valueSize}: ncpu 8-byte-aligned copies. */
-    public static int perCpuValueSize(int valueSize) {
-        return BpfMap.perCpu(valueSize);
     }
 
     static Path extract(String resource) {

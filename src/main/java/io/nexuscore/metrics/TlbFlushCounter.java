@@ -30,7 +30,7 @@ public final class TlbFlushCounter implements KernelReading {
 
     private TlbFlushCounter(ProbeObject probe) {
         this.probe = probe;
-        this.flushes = probe.map(MAP, 4, ProbeObject.perCpuValueSize(Long.BYTES));
+        this.flushes = probe.map(MAP, 4, BpfMap.perCpuSize(Long.BYTES));
     }
 
     /** Loads and attaches the probe, counting flushes of the process {@code tgid} (0: every process). */
