@@ -36,7 +36,7 @@ class TierResolverTest {
     @Test
     void userSpaceModeScoresInJavaAndCountsNoFallback() {
         Resolution r = resolver(VerdictSource.NONE).resolve(LINE, 100, connection(Optional.empty()));
-        assertEquals(new Resolution(Tier.NANO, 25 + 10, RouteSource.USER), r);
+        assertEquals(new Resolution(Tier.NANO, 25 + 10, RouteSource.USER, RouterFixture.THRESHOLDS), r);
         assertEquals(0, registry.find("nexus_verdict_fallbacks").counters().size());
     }
 
@@ -44,7 +44,7 @@ class TierResolverTest {
     void verifiedKernelVerdictDecidesAndADifferentJavaScoreCountsADisagreement() {
         KernelVerdict verdict = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash(LINE));
         Resolution r = resolver(c -> Optional.of(verdict)).resolve(LINE, 100, connection(Optional.empty()));
-        assertEquals(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL), r);
+        assertEquals(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS), r);
         assertEquals(1, registry.get("nexus_kernel_user_disagreements").counter().count());
     }
 
@@ -64,7 +64,7 @@ class TierResolverTest {
         KernelVerdict otherLine = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash("GET / HTTP/1.1".getBytes()));
         for (KernelVerdict stale : new KernelVerdict[] {otherBody, otherLine}) {
             Resolution r = resolver(c -> Optional.of(stale)).resolve(LINE, 100, connection(Optional.empty()));
-            assertEquals(new Resolution(Tier.NANO, 35, RouteSource.USER), r);
+            assertEquals(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS), r);
         }
         assertEquals(2, registry.get("nexus_verdict_fallbacks").tag("reason", "stale").counter().count());
     }
