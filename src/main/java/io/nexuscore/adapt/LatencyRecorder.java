@@ -1,6 +1,7 @@
 package io.nexuscore.adapt;
 
 import io.nexuscore.classify.Tier;
+import io.nexuscore.misroute.Misroute;
 
 /**
  * Receives the latency of every completed request, for the kernel feedback loop (the latency
@@ -10,18 +11,18 @@ public interface LatencyRecorder {
 
     /**
      * @param assigned the tier the request was served at
-     * @param observed the tier the backend says answered (its own assessment), null when none did
+     * @param misroute how the answer was judged against the guest's own token count, null when no answer came
      * @param tenant   the request's tenant (the tenant header, or the data plane's anonymous name)
      */
-    void record(Tier assigned, Tier observed, String tenant, long latencyNanos);
+    void record(Tier assigned, Misroute misroute, String tenant, long latencyNanos);
 
-    LatencyRecorder NONE = (assigned, observed, tenant, latencyNanos) -> { };
+    LatencyRecorder NONE = (assigned, misroute, tenant, latencyNanos) -> { };
 
     /** Both recorders, this one first. */
     default LatencyRecorder andThen(LatencyRecorder next) {
-        return (assigned, observed, tenant, latencyNanos) -> {
-            record(assigned, observed, tenant, latencyNanos);
-            next.record(assigned, observed, tenant, latencyNanos);
+        return (assigned, misroute, tenant, latencyNanos) -> {
+            record(assigned, misroute, tenant, latencyNanos);
+            next.record(assigned, misroute, tenant, latencyNanos);
         };
     }
 }

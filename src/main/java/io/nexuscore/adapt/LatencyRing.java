@@ -83,7 +83,7 @@ public final class LatencyRing implements AutoCloseable {
     /** Events handed to the kernel. */
     /** The data plane's latency hook: one sample per completed request, tenant_id = {@link #tenantId} of its tenant. */
     public LatencyRecorder recorder() {
-        return (tier, observed, tenant, latencyNanos) -> write(tier, latencyNanos, tenantId(tenant));
+        return (tier, misroute, tenant, latencyNanos) -> write(tier, latencyNanos, tenantId(tenant));
     }
 
     public long written() {

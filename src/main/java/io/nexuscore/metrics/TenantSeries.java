@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.nexuscore.adapt.LatencyRecorder;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.misroute.Misroute;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Per-tenant latency ({@code nexus_tenant_request_latency_seconds{tenant}}, a histogram) and
- * misroutes ({@code nexus_tenant_misroutes_total{tenant}}: the backend's own assessment differs
- * from the assigned tier), with the cardinality bounded by configuration: the first
+ * misroutes ({@code nexus_tenant_misroutes_total{tenant}}: banded misroutes, the truthful signal
+ * the misroute alert uses, see io.nexuscore.misroute.Misroute), with the cardinality bounded by configuration: the first
  * {@code maxTenants} tenants seen get their own series, every later one is counted as
  * {@value #OTHER}. The tenant header is client input, so the bound is what keeps a client from
  * growing the scrape without limit.
@@ -49,10 +50,10 @@ public final class TenantSeries implements LatencyRecorder, AutoCloseable {
     }
 
     @Override
-    public void record(Tier assigned, Tier observed, String tenant, long latencyNanos) {
+    public void record(Tier assigned, Misroute misroute, String tenant, long latencyNanos) {
         Series s = seriesOf(tenant);
         s.latency().record(latencyNanos, TimeUnit.NANOSECONDS);
-        if (observed != null && observed != assigned) {
+        if (misroute != null && misroute.banded()) {
             s.misroutes().increment();
         }
     }
@@ -89,7 +90,7 @@ public final class TenantSeries implements LatencyRecorder, AutoCloseable {
                 .description("Latency of a tenant's completed requests (tenants past metrics.tenantSeries: \"other\")")
                 .tag("tenant", tenant).serviceLevelObjectives(BUCKETS).register(registry);
         Counter misroutes = Counter.builder("nexus.tenant.misroutes")
-                .description("A tenant's requests the backend assessed at another tier than the assigned one")
+                .description("A tenant's banded misroutes: the true score lies outside the assigned tier's range by more than the band")
                 .tag("tenant", tenant).register(registry);
         synchronized (meters) {
             meters.add(latency);

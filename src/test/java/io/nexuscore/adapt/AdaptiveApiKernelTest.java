@@ -117,7 +117,7 @@ class AdaptiveApiKernelTest {
         EventHub.Subscription events = hub.subscribe(Set.of("recalibration", "threshold"), OptionalLong.empty(), () -> { });
         LatencyRecorder recorder = kernel.latencyRing().recorder();
         for (int i = 0; i < 1000; i++) {
-            recorder.record(Tier.NANO, Tier.NANO, "tenant-a", 80_000_000L);
+            recorder.record(Tier.NANO, null, "tenant-a", 80_000_000L);
         }
 
         List<EventHub.Event> seen = new ArrayList<>();

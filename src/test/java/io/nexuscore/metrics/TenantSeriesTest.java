@@ -5,20 +5,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nexuscore.adapt.LatencyRing;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.misroute.Misroute;
 import org.junit.jupiter.api.Test;
 
 /** Per-tenant series move with each tenant's requests, and never grow past the configured bound. */
 class TenantSeriesTest {
 
+    private static final Misroute BANDED = new Misroute(true, true, false);
+
     @Test
     void eachTenantsLatencyAndMisroutesMoveUpToTheBoundThenOther() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (TenantSeries series = new TenantSeries(registry, 2)) {
-            series.record(Tier.NANO, Tier.NANO, "acme", 1_000_000);
-            series.record(Tier.NANO, Tier.SMALL, "acme", 2_000_000);
-            series.record(Tier.LARGE, Tier.LARGE, "globex", 3_000_000);
+            series.record(Tier.NANO, Misroute.NONE, "acme", 1_000_000);
+            series.record(Tier.NANO, BANDED, "acme", 2_000_000);
+            series.record(Tier.LARGE, new Misroute(true, false, false), "globex", 3_000_000);
             for (int i = 0; i < 100; i++) {
-                series.record(Tier.NANO, Tier.LARGE, "tenant-" + i, 1_000);
+                series.record(Tier.NANO, BANDED, "tenant-" + i, 1_000);
             }
             assertEquals(2, series.tenants(), "bounded");
             assertEquals(2, registry.get("nexus.tenant.request.latency").tag("tenant", "acme").timer().count());
