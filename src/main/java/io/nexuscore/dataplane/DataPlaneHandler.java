@@ -45,8 +45,9 @@ import java.util.function.Supplier;
  * The per-request pipeline, shared by every acceptor instance (it holds no per-connection state):
  * route, bound and read the body, parse, resolve the tier, dispatch, answer, account.
  *
- * Threading: everything runs on the request's event loop except the tier resolution in kernel mode
- * (a map lookup syscall), which hops to a worker pool and comes back; tier backends never block.
+ * Threading: everything runs on the request's event loop, tier resolution included when the kernel's
+ * verdict is in its mmap'ed slot; only a resolution that needs a syscall (slot miss in kernel mode)
+ * hops to a worker pool and comes back. Tier backends never block.
  */
 public final class DataPlaneHandler {
 
@@ -224,8 +225,9 @@ public final class DataPlaneHandler {
         ConnectionInfo connection = connections.of(request.connection());
         String tenant = request.getHeader(tenantHeader);
         Served served = new Served(request, endpoint, parsed, tenant == null ? ANONYMOUS_TENANT : tenant, start);
-        if (!resolver.blocking()) {
-            dispatch(served, resolver.resolve(requestLine, bodyLength, connection));
+        Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, connection);
+        if (now.isPresent()) {
+            dispatch(served, now.get());
             return;
         }
         resolverPool.executeBlocking(() -> resolver.resolve(requestLine, bodyLength, connection), false)
@@ -307,7 +309,7 @@ public final class DataPlaneHandler {
                     .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply));
         } else {
             response.putHeader("Content-Type", "application/json")
-                    .end(OpenAiResponses.render(served.endpoint, reply).toBuffer());
+                    .end(OpenAiResponses.renderBytes(served.endpoint, reply));
         }
         completed(served, resolution, reply, misroute, 200);
     }

@@ -84,6 +84,51 @@ class TierResolverTest {
                 "the floor changes the tier, not the score");
     }
 
+    /** A verdict source with an mmap'ed slot: {@code slot} is what plain loads see, the map holds {@code map}. */
+    private static VerdictSource withSlot(Optional<KernelVerdict> slot, Optional<KernelVerdict> map) {
+        return new VerdictSource() {
+            @Override
+            public Optional<KernelVerdict> lookup(FourTuple connection) {
+                return map;
+            }
+
+            @Override
+            public Optional<KernelVerdict> lookupInMemory(FourTuple connection) {
+                return slot;
+            }
+        };
+    }
+
+    @Test
+    void kernelVerdictInItsSlotResolvesWithoutASyscallAndKeepsTheFloor() {
+        KernelVerdict verdict = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
+        TierResolver resolver = resolver(withSlot(Optional.of(verdict), Optional.empty()));
+        assertEquals(Optional.of(new Resolution(Tier.SMALL, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+                resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
+        assertEquals(Optional.of(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+                resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.of(Tier.LARGE))));
+        assertEquals(2, registry.get("nexus_kernel_user_disagreements").counter().count(),
+                "the slot path counts disagreements as the map path does");
+    }
+
+    /** A slot miss or another request's slot verdict leaves the decision to the syscall path. */
+    @Test
+    void slotMissOrStaleSlotNeedsTheSyscallPath() {
+        KernelVerdict stale = new KernelVerdict(200, Tier.LARGE, 900, Scorer.requestLineHash(LINE));
+        KernelVerdict fresh = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
+        for (Optional<KernelVerdict> slot : java.util.List.of(Optional.<KernelVerdict>empty(), Optional.of(stale))) {
+            TierResolver resolver = resolver(withSlot(slot, Optional.of(fresh)));
+            assertEquals(Optional.empty(), resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
+            assertEquals(RouteSource.KERNEL, resolver.resolve(LINE, 100, connection(Optional.empty())).source());
+        }
+    }
+
+    @Test
+    void userSpaceModeAlwaysResolvesWithoutASyscall() {
+        assertEquals(Optional.of(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS)),
+                resolver(VerdictSource.NONE).resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
+    }
+
     private static FourTuple tuple() {
         try {
             Inet4Address lo = (Inet4Address) InetAddress.getByName("127.0.0.1");
