@@ -74,8 +74,8 @@ public final class KernelDataPath implements AutoCloseable {
                     "latency_ringbuf", "recalibration_events", "adaptive_settings", "adaptive_stats", "adaptive_timer");
 
     /** Slots of tc_chain (TC_SLOT_* in nexus_shared.h). */
-    private static final int TC_SLOT_POLICY = 1;
-    private static final int TC_SLOT_MARK = 2;
+    static final int TC_SLOT_POLICY = 1;
+    static final int TC_SLOT_MARK = 2;
     /** CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_BPF bit numbers (linux/capability.h). */
     private static final int CAP_NET_ADMIN = 12;
     private static final int CAP_SYS_ADMIN = 21;

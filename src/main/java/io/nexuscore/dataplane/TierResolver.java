@@ -4,8 +4,10 @@ import io.nexuscore.classify.KernelVerdict;
 import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.VerdictSource;
+import io.nexuscore.tiers.AssessmentPolicy;
 import java.util.Optional;
 
 /**
@@ -40,6 +42,11 @@ public final class TierResolver {
         return reads.blocking();
     }
 
+    /** The scorer's keyword policy, which the tiers apply in their own assessment too. */
+    public AssessmentPolicy policy(Resolution resolution) {
+        return new AssessmentPolicy(resolution.thresholds(), scorer.weights(), AssessmentPolicy.KEYWORD_SCAN_BYTES);
+    }
+
     public Resolution resolve(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
         return withFloor(decide(requestLine, bodyLength, connection), connection);
     }
@@ -60,33 +67,38 @@ public final class TierResolver {
         if (verdict.isEmpty() || !verdict.get().belongsTo(Scorer.requestLineHash(requestLine), bodyLength)) {
             return Optional.empty();
         }
-        return Optional.of(withFloor(kernelDecision(verdict.get(), scorer.score(requestLine, bodyLength)), connection));
+        return Optional.of(withFloor(kernelDecision(verdict.get(), scorer.score(requestLine, bodyLength), thresholds.read()),
+                connection));
     }
 
     private static Resolution withFloor(Resolution decided, ConnectionInfo connection) {
         Optional<Tier> floor = connection.floor();
         return floor.isEmpty() ? decided
-                : new Resolution(decided.tier().atLeast(floor.get()), decided.score(), decided.source());
+                : new Resolution(decided.tier().atLeast(floor.get()), decided.score(), decided.source(),
+                        decided.thresholds());
     }
 
-    private Resolution kernelDecision(KernelVerdict verdict, int javaScore) {
+    private Resolution kernelDecision(KernelVerdict verdict, int javaScore, Thresholds inForce) {
         if (verdict.score() != javaScore) {
             metrics.disagreement();
         }
-        return new Resolution(verdict.tier(), verdict.score(), RouteSource.KERNEL);
+        return new Resolution(verdict.tier(), verdict.score(), RouteSource.KERNEL, inForce);
     }
 
     private Resolution decide(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
         int javaScore = scorer.score(requestLine, bodyLength);
+        // The kernel decided with the thresholds in its map; read now, they are the ones in force
+        // unless a change raced this request.
+        Thresholds inForce = thresholds.read();
         if (verdicts != VerdictSource.NONE) {
             Optional<KernelVerdict> verdict = connection.tuple().flatMap(verdicts::lookup);
             if (verdict.isPresent() && verdict.get().belongsTo(Scorer.requestLineHash(requestLine), bodyLength)) {
-                return kernelDecision(verdict.get(), javaScore);
+                return kernelDecision(verdict.get(), javaScore, inForce);
             }
             // No verdict (not seen by XDP, evicted) or the latest head on this keep-alive connection
             // is another request's: never apply it.
             metrics.verdictFallback(verdict.isPresent() ? "stale" : "missing");
         }
-        return new Resolution(thresholds.read().tierFor(javaScore), javaScore, RouteSource.USER);
+        return new Resolution(inForce.tierFor(javaScore), javaScore, RouteSource.USER, inForce);
     }
 }

@@ -197,8 +197,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
             }
             int prompt = usage.getInteger("prompt_tokens", 0);
             int completion = usage.getInteger("completion_tokens", 0);
-            Tier observed = thresholds.get().tierFor((int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion));
-            return new TierReply(text, observed, prompt, completion, model);
+            int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
+            return new TierReply(text, thresholds.get().tierFor(score), score, prompt, completion, model);
         } catch (DecodeException | ClassCastException e) {
             throw new TierFailure(Kind.UPSTREAM, "upstream " + endpoint + " answered malformed JSON: " + e.getMessage(), e);
         }
