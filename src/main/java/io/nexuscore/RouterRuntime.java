@@ -157,7 +157,7 @@ public final class RouterRuntime implements AutoCloseable {
             }
             DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
             TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), thresholds.store(),
-                    wiring.verdicts(), wiring.reads(), metrics);
+                    thresholds.snapshot(), wiring.verdicts(), wiring.reads(), metrics);
             DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
                     sink, wiring.latency(), resolverPool, wiring.floors());
 
