@@ -147,8 +147,9 @@ class KernelEndToEndTest extends RequestSuite {
                 () -> control.get("/thresholds").json().equals(expected.copy().put("valid", true)));
         JsonObject event = control.awaitEvent("threshold", e -> expected.equals(e.getJsonObject("new")));
         assertEquals("external", event.getString("source"), event.encode());
-        // And the next request is classified with it: score 87 is now at or below nano_max.
-        assertServedAs(SMALL, Tier.NANO, curl.post(SMALL.path(), SMALL.body()));
+        // And the next request is classified with it: score 87 is now at or below nano_max; the guest,
+        // judging its true score against the same thresholds, agrees.
+        assertServedAs(SMALL, Tier.NANO, Tier.NANO, curl.post(SMALL.path(), SMALL.body()));
     }
 
     @Test
