@@ -147,8 +147,8 @@ class KernelEndToEndTest extends RequestSuite {
                 () -> control.get("/thresholds").json().equals(expected.copy().put("valid", true)));
         JsonObject event = control.awaitEvent("threshold", e -> expected.equals(e.getJsonObject("new")));
         assertEquals("external", event.getString("source"), event.encode());
-        // And the next request is classified with it: score 87 is now at or below nano_max; the
-        // guest judges its true score 70 against the same thresholds and agrees.
+        // And the next request is classified with it: score 87 is now at or below nano_max; the guest,
+        // judging its true score against the same thresholds, agrees.
         assertServedAs(SMALL, Tier.NANO, Tier.NANO, curl.post(SMALL.path(), SMALL.body()));
     }
 
