@@ -129,12 +129,13 @@ class TierResolverTest {
         KernelVerdict verdict = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
         io.nexuscore.classify.ThresholdStore syscallStore = new io.nexuscore.classify.ThresholdStore() {
             @Override
-            public io.nexuscore.classify.Thresholds read() {
+            public io.nexuscore.classify.ThresholdState state() {
                 throw new AssertionError("store read on the slot path");
             }
 
             @Override
-            public void write(io.nexuscore.classify.Thresholds thresholds) {
+            public boolean compareAndSet(io.nexuscore.classify.ThresholdState expected,
+                                         io.nexuscore.classify.ThresholdState next) {
                 throw new UnsupportedOperationException();
             }
         };
