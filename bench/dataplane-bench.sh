@@ -23,7 +23,7 @@ loadgen_loops=${LOADGEN_LOOPS:-1}
 
 source scripts/build-lib.sh
 jar=$(nx_fresh_jar)
-cp=$(nx_test_classpath io.nexuscore.bench.LoadGenerator)
+cp=$(nx_bench_classpath io.nexuscore.bench.LoadGenerator)
 
 free_port() {
   while :; do
