@@ -79,7 +79,7 @@ class DashboardBrowserTest {
         options.setBinary(CHROMIUM.toString());
         // Root in a container has no user namespaces for Chromium's sandbox; the page is our own.
         options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1400,1500", "--user-data-dir=" + browserProfile, "--no-first-run",
+                "--window-size=1400,1150", "--user-data-dir=" + browserProfile, "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
                 "--disable-default-apps", "--disable-extensions");
         // An explicit driver: Selenium Manager would otherwise try to download one.
@@ -183,6 +183,20 @@ class DashboardBrowserTest {
         wait.until(d -> !feed("li.ev-request").isEmpty() && !feed("li.ev-threshold").isEmpty());
         wait.until(d -> feed("li.ev-request").stream().anyMatch(li -> li.getText().contains("→ large")));
         wait.until(d -> number("requests-large") >= 1);
+        // A little mixed traffic so the charts have a history: bounded rounds, until eight rate samples.
+        for (int round = 0; round < 2 * MAX_ROUNDS && plotted("#chart-rate polyline.t-nano") < 8; round++) {
+            for (RequestSuite.Case c : List.of(RequestSuite.NANO, RequestSuite.NANO, RequestSuite.SMALL, RequestSuite.LARGE)) {
+                assertEquals(200, post(c).statusCode());
+            }
+            pause(300);
+        }
+        assertTrue(plotted("#chart-rate polyline.t-nano") >= 8, "the rate chart keeps a history");
+        for (String tier : List.of("nano", "small", "large")) {
+            for (String kind : List.of("strict", "banded", "gross")) {
+                String cell = text("misroute-" + kind + "-" + tier);
+                assertTrue(cell.equals("—") || cell.matches("\\d+\\.\\d %"), kind + " misroute of " + tier + ": " + cell);
+            }
+        }
         screenshot("dashboard.png");
 
         browser.findElement(By.cssSelector("#feed-filter input[value=request]")).click();
@@ -213,6 +227,12 @@ class DashboardBrowserTest {
     private double rate(String id) {
         String t = text(id);
         return t.matches("\\d+(\\.\\d+)?") ? Double.parseDouble(t) : 0;
+    }
+
+    /** Points a chart line draws. */
+    private int plotted(String selector) {
+        String points = browser.findElement(By.cssSelector(selector)).getDomAttribute("points");
+        return points == null || points.isBlank() ? 0 : points.strip().split("\\s+").length;
     }
 
     private List<WebElement> feed(String selector) {
