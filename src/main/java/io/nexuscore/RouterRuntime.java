@@ -114,7 +114,10 @@ public final class RouterRuntime implements AutoCloseable {
     /** As {@link #start(RouterConfig)}, publishing events to {@code events} instead of the event hub. */
     public static RouterRuntime start(RouterConfig config, EventSink events) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)).build();
+        // One event loop per acceptor: the upstream tiers keep a pool per loop (LoopLocalClients) and
+        // share their connection limit between the loops, so no loop sits idle holding a share.
+        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)
+                .setEventLoopPoolSize(config.dataPlane().effectiveInstances())).build();
         List<AutoCloseable> started = new ArrayList<>();
         try {
             if (!vertx.isNativeTransportEnabled()) {

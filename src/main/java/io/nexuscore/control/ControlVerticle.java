@@ -13,6 +13,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nexuscore.classify.LiveThresholds;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.misroute.MisrouteMeters;
 import io.nexuscore.config.ControlConfig;
 import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
@@ -274,7 +275,8 @@ public final class ControlVerticle extends VerticleBase {
                         .put("tier", tier.label())
                         .put("kernel_classified", counters.get(tier))
                         .put("pool", pool == null ? null : new JsonObject(new LinkedHashMap<>(pool)))
-                        .put("latency", metrics.latency(tier)));
+                        .put("latency", metrics.latency(tier))
+                        .put("misroutes", MisrouteMeters.summary(registry, tier)));
             }
             return new JsonObject().put("mode", ports.dataPath().mode())
                     .put("thresholds", ThresholdKeeper.toJson(thresholds)).put("tiers", tiers);

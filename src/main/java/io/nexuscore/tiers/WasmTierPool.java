@@ -374,8 +374,8 @@ public final class WasmTierPool implements TierBackend {
             try {
                 GuestAbi.GuestAnswer answer = inst.withDeadline(config.deadlineMs(), () -> GuestAbi.call(inst, job.request));
                 pages = inst.memoryPages();
-                reply = new TierReply(answer.text(), answer.observedTier(), answer.promptTokens(),
-                        answer.completionTokens(), config.model());
+                reply = new TierReply(answer.text(), answer.observedTier(), answer.observedScore(),
+                        answer.promptTokens(), answer.completionTokens(), config.model());
             } catch (GuestTrap trap) {
                 traps.get(trap.kind()).increment();
                 TierFailure.Kind kind = closed.get() && trap.kind() != GuestTrap.Kind.MEMORY_LIMIT

@@ -17,7 +17,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
-import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
@@ -37,8 +36,9 @@ import java.util.function.Supplier;
  * A tier served by an OpenAI-compatible server: every request becomes a POST to
  * {@code baseUrl + /chat/completions} over a keep-alive connection pool.
  *
- * Concurrency: the tier's {@code instances} are the pool's connections (requests in flight) and its
- * {@code queueCapacity} the requests waiting for one; past that, {@link Kind#QUEUE_FULL}.
+ * Concurrency: the tier's {@code instances} are the upstream connections (requests in flight) and its
+ * {@code queueCapacity} the requests waiting for one, both shared out between the event loops'
+ * pools ({@link LoopLocalClients}); past that, {@link Kind#QUEUE_FULL}.
  * The tier's upstream {@code timeoutMs} bounds the whole exchange (queue wait included) and expiry
  * is {@link Kind#DEADLINE} (504: the upstream is reachable but too slow); a refused, reset or
  * garbled exchange is {@link Kind#UPSTREAM} (502).
@@ -53,7 +53,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     private final UpstreamConfig upstream;
     private final String model;
     private final Supplier<Thresholds> thresholds;
-    private final HttpClientAgent client;
+    private final LoopLocalClients clients;
+    private final ChatRequestBody requestBody;
     private final URI endpoint;
 
     /**
@@ -70,14 +71,14 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         String base = upstream.baseUrl().toString();
         this.endpoint = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
                 + "/chat/completions");
-        this.client = vertx.createHttpClient(
-                new HttpClientOptions()
-                        .setKeepAlive(true)
-                        .setTcpNoDelay(true)
-                        .setConnectTimeout((int) Math.min(upstream.timeoutMs(), Integer.MAX_VALUE)),
-                new PoolOptions()
-                        .setHttp1MaxSize(config.instances())
-                        .setMaxWaitQueueSize(config.queueCapacity()));
+        this.requestBody = new ChatRequestBody(upstream.model());
+        HttpClientOptions options = new HttpClientOptions()
+                .setKeepAlive(true)
+                .setTcpNoDelay(true)
+                .setConnectTimeout((int) Math.min(upstream.timeoutMs(), Integer.MAX_VALUE));
+        this.clients = new LoopLocalClients(vertx, config.instances(), config.queueCapacity(),
+                (connections, queue) -> vertx.createHttpClient(options,
+                        new PoolOptions().setHttp1MaxSize(connections).setMaxWaitQueueSize(queue)));
     }
 
     @Override
@@ -131,8 +132,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                 }
             }
         });
-        Buffer body = openAiBody(request, stream).toBuffer();
-        client.request(requestOptions())
+        Buffer body = requestBody.encode(request, stream);
+        clients.current().request(requestOptions())
                 .compose(req -> {
                     sent.set(req);
                     return req.send(body);
@@ -170,19 +171,6 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                         + (ar.succeeded() ? ": " + truncate(ar.result().toString()) : ""))));
     }
 
-    private JsonObject openAiBody(TierRequest request, boolean stream) {
-        JsonObject body = new JsonObject()
-                .put("model", upstream.model())
-                .put("messages", new JsonArray().add(new JsonObject().put("role", "user").put("content", request.prompt())));
-        if (request.maxTokens() > 0) {
-            body.put("max_tokens", request.maxTokens());
-        }
-        if (stream) {
-            body.put("stream", true);
-        }
-        return body;
-    }
-
     private TierReply reply(Buffer body) {
         try {
             JsonObject json = new JsonObject(body);
@@ -200,8 +188,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
             }
             int prompt = usage.getInteger("prompt_tokens", 0);
             int completion = usage.getInteger("completion_tokens", 0);
-            Tier observed = thresholds.get().tierFor((int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion));
-            return new TierReply(text, observed, prompt, completion, model);
+            int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
+            return new TierReply(text, thresholds.get().tierFor(score), score, prompt, completion, model);
         } catch (DecodeException | ClassCastException e) {
             throw new TierFailure(Kind.UPSTREAM, "upstream " + endpoint + " answered malformed JSON: " + e.getMessage(), e);
         }
@@ -225,6 +213,6 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
 
     @Override
     public void close() {
-        client.close();
+        clients.close();
     }
 }
