@@ -20,7 +20,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -191,10 +194,21 @@ class DashboardBrowserTest {
             pause(300);
         }
         assertTrue(plotted("#chart-rate polyline.t-nano") >= 8, "the rate chart keeps a history");
+        // One real misroute: 150 one-letter words are ~312 bytes (score 78, nano under nano_max 100)
+        // but 150 cl100k tokens, which the guest judges large.
+        HttpResponse<String> misrouted = post("/v1/tasks/echo", new JsonObject()
+                .put("prompt", String.join(" ", Collections.nCopies(150, "a"))).encode());
+        assertEquals("nano", assignedTier(misrouted), misrouted.body());
+        assertTrue(misrouted.headers().firstValue("X-NX-Misroute").orElse("").contains("strict"),
+                "X-NX-Misroute: " + misrouted.headers().firstValue("X-NX-Misroute"));
+        // The router judges each answer (X-NX-Misroute) and /tiers sums that up: the page shows a rate
+        // above zero exactly for the tiers and kinds some answer was judged wrong in.
         for (String tier : List.of("nano", "small", "large")) {
             for (String kind : List.of("strict", "banded", "gross")) {
                 String cell = text("misroute-" + kind + "-" + tier);
-                assertTrue(cell.equals("—") || cell.matches("\\d+\\.\\d %"), kind + " misroute of " + tier + ": " + cell);
+                assertTrue(cell.matches("\\d+\\.\\d %"), kind + " misroute of " + tier + ": " + cell);
+                boolean seen = misroutes.contains(tier + "/" + kind);
+                wait.until(d -> seen == !text("misroute-" + kind + "-" + tier).equals("0.0 %"));
             }
         }
         screenshot("dashboard.png");
@@ -239,19 +253,33 @@ class DashboardBrowserTest {
         return browser.findElements(By.cssSelector("#feed " + selector));
     }
 
+    /** Every request this test sent that the router judged a misroute: "assigned/kind". */
+    private final Set<String> misroutes = new HashSet<>();
+
     private HttpResponse<String> post(RequestSuite.Case c) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.dataPlanePort() + c.path()))
+        return post(c.path(), c.body());
+    }
+
+    private HttpResponse<String> post(String path, String body) {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + router.dataPlanePort() + path))
                 .header("Content-Type", "application/json")
                 .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(c.body()))
+                .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();
         try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            String judged = response.headers().firstValue("X-NX-Misroute").orElse("none");
+            for (String kind : judged.split(",")) {
+                if (!kind.equals("none")) {
+                    misroutes.add(assignedTier(response) + "/" + kind);
+                }
+            }
+            return response;
         } catch (IOException e) {
-            throw new UncheckedIOException("POST " + c.path(), e);
+            throw new UncheckedIOException("POST " + path, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted during POST " + c.path(), e);
+            throw new IllegalStateException("interrupted during POST " + path, e);
         }
     }
 
