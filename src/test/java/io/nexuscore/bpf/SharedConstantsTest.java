@@ -56,6 +56,9 @@ class SharedConstantsTest {
         java.put("VERDICT_SLOTS6", (long) SharedStructs.VERDICT_SLOTS6);
         java.put("SLOT_HASH_MULT", Integer.toUnsignedLong(SharedStructs.SLOT_HASH_MULT));
         java.put("ADAPT_MAX_EVENTS", (long) AdaptiveSettings.MAX_EVENTS);
+        java.put("THRESHOLDS_WRITER_OTHER", (long) io.nexuscore.classify.ThresholdState.WRITER_OTHER);
+        java.put("THRESHOLDS_WRITER_API", (long) io.nexuscore.classify.ThresholdState.WRITER_API);
+        java.put("THRESHOLDS_WRITER_KERNEL", (long) io.nexuscore.classify.ThresholdState.WRITER_KERNEL);
         for (Map.Entry<String, Long> e : java.entrySet()) {
             assertTrue(header.containsKey(e.getKey()), e.getKey() + " is not #defined in " + HEADER);
             assertEquals(header.get(e.getKey()), e.getValue(), e.getKey() + ": nexus_shared.h and Java disagree");

@@ -141,7 +141,7 @@ abstract class RequestSuite {
         assertServedAs(SMALL, Tier.SMALL, dataPlane().post(SMALL.path(), SMALL.body()));
         ControlClient.Response patched = control().send("PATCH", "/thresholds", new JsonObject().put("nano_max", 100));
         assertEquals(200, patched.status(), patched.body());
-        assertEquals(new JsonObject().put("nano_max", 100).put("small_max", 130), patched.json());
+        assertEquals(new JsonObject().put("nano_max", 100).put("small_max", 130).put("valid", true), patched.json());
         // Score 87 is now at or below nano_max: the very next request is nano, and the guest, judging
         // its true score 70 against the same thresholds, agrees.
         assertServedAs(SMALL, Tier.NANO, Tier.NANO, dataPlane().post(SMALL.path(), SMALL.body()));

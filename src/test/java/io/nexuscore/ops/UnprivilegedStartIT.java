@@ -15,7 +15,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -49,6 +48,7 @@ class UnprivilegedStartIT {
                     "java", "-jar", jar.toString(), "--config", config.toString())
                     .directory(home.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().remove("XDG_STATE_HOME");
+            pb.environment().remove("NEXUSCORE_CONFIG");
             pb.environment().put("HOME", home.toString());
             router = pb.start();
 
@@ -88,7 +88,7 @@ class UnprivilegedStartIT {
             assertTrue(Files.readString(home.resolve("run/state.json")).contains("33"), "state saved under ./run");
         } finally {
             if (router != null) {
-                router.destroy(); // SIGTERM to the process we started
+                router.destroy(); // SIGTERM to the process this test started
                 if (!router.waitFor(30, TimeUnit.SECONDS)) {
                     router.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
                 }
