@@ -33,7 +33,7 @@ loadgens=${LOADGENS:-wrk java}
 
 source scripts/build-lib.sh
 jar=$(nx_fresh_jar)
-cp=$(nx_test_classpath io.nexuscore.bench.LoadGenerator)
+cp=$(nx_bench_classpath io.nexuscore.bench.LoadGenerator)
 
 free_port() {
   while :; do

@@ -14,6 +14,6 @@ if ! curl -fsS --max-time 2 "$NX_CONTROL_URL/healthz" >/dev/null 2>&1; then
 fi
 trap '$we_started && ./cleanup.sh >/dev/null' EXIT
 
-cp_="$(nx_test_classpath io.nexuscore.bench.IsolationBench)"
+cp_="$(nx_bench_classpath io.nexuscore.bench.IsolationBench)"
 echo "router: $(curl -fsS "$NX_CONTROL_URL/healthz")"
 java -cp "$cp_" io.nexuscore.bench.IsolationBench --url "$NX_DATA_URL" "$@"

@@ -18,7 +18,7 @@ default_corpora+=",unseen-multiple-choice=$NX_ROOT/bench/data/unseen-multiple-ch
 
 cp_="${NEXUSCORE_CLASSPATH:-}"
 if [ -z "$cp_" ]; then
-  cp_="$(nx_test_classpath io.nexuscore.bench.RoutingEval)"
+  cp_="$(nx_bench_classpath io.nexuscore.bench.RoutingEval)"
 fi
 exec java -cp "$cp_" io.nexuscore.bench.RoutingEval --url "$NX_DATA_URL" --control-url "$NX_CONTROL_URL" \
   --corpora "$default_corpora" "$@"

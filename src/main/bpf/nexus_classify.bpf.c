@@ -21,6 +21,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "nexus_shared.h"
+#include "nexus_timing.bpf.h"
 
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86dd
@@ -495,8 +496,7 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 	return 0;
 }
 
-SEC("xdp")
-int nexus_classify(struct xdp_md *ctx)
+static __always_inline int classify_xdp(struct xdp_md *ctx)
 {
 	struct tcp_facts f = {};
 	struct verdict v;
@@ -534,8 +534,7 @@ int nexus_classify(struct xdp_md *ctx)
  * takes the tier XDP stored for its 4-tuple (XDP runs first on ingress and has stored the verdict
  * of the head this segment starts or continues). No scan of the payload here.
  */
-SEC("tc")
-int nexus_tc_classify(struct __sk_buff *skb)
+static __always_inline int tc_classify(struct __sk_buff *skb)
 {
 	struct tcp_facts f = {};
 
@@ -571,8 +570,7 @@ int nexus_tc_classify(struct __sk_buff *skb)
 	return TC_ACT_OK; /* the chain is not installed: pass unmarked */
 }
 
-SEC("tc")
-int nexus_tc_policy(struct __sk_buff *skb)
+static __always_inline int tc_policy(struct __sk_buff *skb)
 {
 	struct tenant_key key = {
 		.prefixlen = 32,
@@ -594,8 +592,7 @@ int nexus_tc_policy(struct __sk_buff *skb)
 	return TC_ACT_OK;
 }
 
-SEC("tc")
-int nexus_tc_mark(struct __sk_buff *skb)
+static __always_inline int tc_mark(struct __sk_buff *skb)
 {
 	__u32 kind = skb->cb[CB_KIND];
 	__u32 tier = skb->cb[CB_TIER];
@@ -604,6 +601,43 @@ int nexus_tc_mark(struct __sk_buff *skb)
 	    (kind == NEXUS_MARK_KIND_FLOOR || kind == NEXUS_MARK_KIND_REQUEST))
 		skb->mark = NEXUS_MARK(kind, tier);
 	return TC_ACT_OK;
+}
+
+/* Entry points: the stages above, timed when nexus_observe is set (nexus_timing.bpf.h). */
+SEC("xdp")
+int nexus_classify(struct xdp_md *ctx)
+{
+	__u64 t0 = timing_start();
+	int rc = classify_xdp(ctx);
+	timing_end(TIMED_XDP, t0);
+	return rc;
+}
+
+SEC("tc")
+int nexus_tc_classify(struct __sk_buff *skb)
+{
+	tc_stage_enter(true);
+	int rc = tc_classify(skb);
+	tc_chain_exit();
+	return rc;
+}
+
+SEC("tc")
+int nexus_tc_policy(struct __sk_buff *skb)
+{
+	tc_stage_enter(false);
+	int rc = tc_policy(skb);
+	tc_chain_exit();
+	return rc;
+}
+
+SEC("tc")
+int nexus_tc_mark(struct __sk_buff *skb)
+{
+	tc_stage_enter(false);
+	int rc = tc_mark(skb);
+	tc_chain_exit();
+	return rc;
 }
 
 /* ======================================================================================

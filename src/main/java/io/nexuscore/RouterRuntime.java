@@ -29,6 +29,7 @@ import io.nexuscore.dataplane.DataPlaneMetrics;
 import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.events.EventSink;
+import io.nexuscore.metrics.ProductionMetrics;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.KernelPrefixFloors;
 import io.nexuscore.tenants.PrefixTenantPolicies;
@@ -156,7 +157,7 @@ public final class RouterRuntime implements AutoCloseable {
             }
             DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
             TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), thresholds.store(),
-                    wiring.verdicts(), wiring.reads(), metrics);
+                    thresholds.snapshot(), wiring.verdicts(), wiring.reads(), metrics);
             DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
                     sink, wiring.latency(), resolverPool, wiring.floors());
 
@@ -190,7 +191,8 @@ public final class RouterRuntime implements AutoCloseable {
      */
     static ModeWiring wiring(RouterConfig config, EventSink events, MeterRegistry registry) {
         Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
-                Set.of(config.dataPlane().port()));
+                Set.of(config.dataPlane().port()), config.metrics().kernelTiming());
+        ProductionMetrics metrics = ProductionMetrics.start(config.metrics(), registry, kernel);
         if (kernel.isEmpty()) {
             String reason = config.kernel().mode() == KernelConfig.Mode.USER
                     ? "kernel.mode is user" : "the eBPF data path could not load (see the log)";
@@ -198,12 +200,13 @@ public final class RouterRuntime implements AutoCloseable {
             ControlPorts control = ControlPorts.userSpace(new InMemoryThresholdStore(config.scoring().thresholds()),
                     prefixFloors, reason);
             TenantFloors floors = client -> prefixFloors.floorFor(ByteBuffer.wrap(client.getAddress()).getInt());
-            return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, LatencyRecorder.NONE, () -> { });
+            return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, metrics.tenantSeries(), metrics);
         }
         KernelDataPath path = kernel.get();
         Optional<AutoCloseable> stats = enableBpfStats();
         AutoCloseable reporting = AdaptiveReporting.start(path, events, registry);
         AutoCloseable release = () -> {
+            closeQuietly(metrics);
             closeQuietly(reporting);
             path.close();
             stats.ifPresent(RouterRuntime::closeQuietly);
@@ -211,8 +214,8 @@ public final class RouterRuntime implements AutoCloseable {
         ControlPorts control = new ControlPorts(path.thresholds(), path.thresholdsFromConfig(),
                 new PrefixTenantPolicies(new KernelPrefixFloors(path.tenantPolicy())), path.adaptive(),
                 new KernelDataPathControl(path, new ReloadObjects(config.kernel().reloadDir())));
-        return new ModeWiring(control, path.verdicts(), TenantFloors.NONE, ReadCost.SYSCALL, path.latencyRing().recorder(),
-                release);
+        return new ModeWiring(control, metrics.timed(path.verdicts()), TenantFloors.NONE, ReadCost.SYSCALL,
+                path.latencyRing().recorder().andThen(metrics.tenantSeries()), release);
     }
 
     /**

@@ -68,6 +68,8 @@ public final class KernelDataPath implements AutoCloseable {
     public static final String TC_MARK_PROGRAM = "nexus_tc_mark";
     /** SEC("syscall") program that arms the adaptive loop's bpf_timer (run, never attached). */
     public static final String ADAPT_ARM_PROGRAM = "nexus_adapt_arm";
+    /** The section of the const volatile switch nexus_observe (nexus_timing.bpf.h), a __u32. */
+    static final String OBSERVE_SECTION = ".rodata.observe";
     /** Pinned maps (file names under the pin directory). */
     public static final List<String> PINNED_MAPS =
             List.of("routing_decisions", "routing_decisions6", "verdict_slots", "verdict_slots6", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain",
@@ -85,6 +87,8 @@ public final class KernelDataPath implements AutoCloseable {
     private final ScoringConfig scoring;
     private final Set<Integer> ports;
     private final KernelConfig.XdpMode xdpMode;
+    /** In-kernel run-time histograms and tail-call depth on (the .rodata.observe switch). */
+    private final boolean observe;
 
     private final BpfMap routingDecisionsMap;
     private final BpfMap routingDecisions6Map;
@@ -127,7 +131,8 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     private KernelDataPath(Path pinDir, ScoringConfig scoring, Set<Integer> ports, KernelConfig.XdpMode xdpMode,
-                           BpfObject object) {
+                           BpfObject object, boolean observe) {
+        this.observe = observe;
         this.pinDir = pinDir;
         this.scoring = scoring;
         this.ports = Set.copyOf(ports);
@@ -167,12 +172,21 @@ public final class KernelDataPath implements AutoCloseable {
      * @return the loaded data path, or empty for user-space mode
      */
     public static Optional<KernelDataPath> open(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
+        return open(config, scoring, ports, false);
+    }
+
+    /**
+     * As {@link #open(KernelConfig, ScoringConfig, Set)}; {@code observe} switches on the in-kernel
+     * run-time histograms and tail-call depth (nexus_timing.bpf.h) for this load and its reloads.
+     */
+    public static Optional<KernelDataPath> open(KernelConfig config, ScoringConfig scoring, Set<Integer> ports,
+                                                boolean observe) {
         switch (config.mode()) {
             case USER:
                 LOG.info("user-space mode: kernel.mode is 'user'; the Java scorer classifies every request");
                 return Optional.empty();
             case KERNEL:
-                return Optional.of(load(config, scoring, ports));
+                return Optional.of(load(config, scoring, ports, observe));
             default:
                 Optional<String> missing = missingPrivilege();
                 if (missing.isPresent()) {
@@ -180,7 +194,7 @@ public final class KernelDataPath implements AutoCloseable {
                     return Optional.empty();
                 }
                 try {
-                    return Optional.of(load(config, scoring, ports));
+                    return Optional.of(load(config, scoring, ports, observe));
                 } catch (RuntimeException | LinkageError e) { // LinkageError: libbpf.so.1 is not installed
                     LOG.log(Level.WARNING, "user-space mode: the eBPF data path did not load ("
                             + (e instanceof BpfException ? e.getMessage() : e.toString()) + "); the Java scorer classifies every request");
@@ -195,8 +209,13 @@ public final class KernelDataPath implements AutoCloseable {
      * and sets net.ipv4.tcp_fwmark_accept=1 (restored by {@link #close}).
      */
     public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
+        return load(config, scoring, ports, false);
+    }
+
+    /** As {@link #load(KernelConfig, ScoringConfig, Set)}, with the in-kernel observation on or off. */
+    public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports, boolean observe) {
         boolean freshDir = !Files.isDirectory(config.pinDir());
-        KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode());
+        KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode(), observe);
         try {
             path.attach(config.interfaces());
         } catch (RuntimeException e) {
@@ -222,14 +241,20 @@ public final class KernelDataPath implements AutoCloseable {
      */
     public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
                                                       KernelConfig.XdpMode xdpMode) {
+        return loadWithoutAttaching(pinDir, scoring, ports, xdpMode, false);
+    }
+
+    /** As above; {@code observe}: the in-kernel run-time histograms and tail-call depth (nexus_timing.bpf.h). */
+    public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
+                                                      KernelConfig.XdpMode xdpMode, boolean observe) {
         BpfFs.ensureMounted();
         boolean freshDir = !Files.isDirectory(pinDir);
         BpfFs.createDirectories(pinDir);
         KernelDataPath path = null;
         try {
-            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports, Optional.empty());
+            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports, observe, Optional.empty());
             try {
-                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object);
+                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object, observe);
             } catch (RuntimeException e) {
                 object.close();
                 throw e;
@@ -340,7 +365,7 @@ public final class KernelDataPath implements AutoCloseable {
      */
     public synchronized ReloadResult reload(Optional<Path> objectFile) {
         requireOpen();
-        BpfObject next = loadObject(objectFile, pinDir, scoring, ports, Optional.of(object.programNames()));
+        BpfObject next = loadObject(objectFile, pinDir, scoring, ports, observe, Optional.of(object.programNames()));
         Programs old = programs;
         Programs fresh;
         int done = 0;
@@ -499,7 +524,7 @@ public final class KernelDataPath implements AutoCloseable {
 
     /** @param programs the program set a reload must have (the running object's), checked before the load */
     private static BpfObject loadObject(Optional<Path> objectFile, Path pinDir, ScoringConfig scoring, Set<Integer> ports,
-                                        Optional<Set<String>> programs) {
+                                        boolean observe, Optional<Set<String>> programs) {
         Path file = objectFile.orElseGet(KernelDataPath::extractObject);
         BpfObject object = BpfObject.open(file);
         try {
@@ -509,6 +534,7 @@ public final class KernelDataPath implements AutoCloseable {
             }
             object.pinMapsUnder(pinDir);
             object.writeRodata(".rodata", SharedStructs.loadSettings(scoring.weights(), ports));
+            object.writeRodata(OBSERVE_SECTION, new byte[] {(byte) (observe ? 1 : 0), 0, 0, 0});
             object.load();
             return object;
         } catch (RuntimeException e) {

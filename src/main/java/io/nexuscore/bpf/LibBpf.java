@@ -48,6 +48,11 @@ public interface LibBpf {
 
     int bpf_program__fd(Pointer prog);
 
+    /** Attaches by the program's SEC() (tracepoints, tp_btf, kprobes); NULL + errno on failure. */
+    Pointer bpf_program__attach(Pointer prog);
+
+    int bpf_link__destroy(Pointer link);
+
     int bpf_map__fd(Pointer map);
 
     String bpf_map__name(Pointer map);
@@ -92,6 +97,8 @@ public interface LibBpf {
     int bpf_enable_stats(int type);
 
     int BPF_STATS_RUN_TIME = 0;
+
+    int bpf_map_get_fd_by_id(int id);
 
     int bpf_obj_get_info_by_fd(int fd, Pointer info, IntByReference infoLength);
 

@@ -38,6 +38,8 @@ public interface LibC {
 
     @jnr.ffi.types.ssize_t long read(int fd, @Out byte[] buffer, @size_t long count);
 
+    int dup(int fd);
+
     int mount(String source, String target, String fsType, long flags, Pointer data);
 
     int vsnprintf(Pointer buffer, long size, Pointer format, Pointer args);
@@ -47,6 +49,10 @@ public interface LibC {
     int setsockopt(int fd, int level, int name, @In byte[] value, int length);
 
     Pointer mmap(Pointer address, @size_t long length, int prot, int flags, int fd, @size_t long offset);
+
+    int munmap(Pointer address, @size_t long length);
+
+    int mprotect(Pointer address, @size_t long length, int prot);
 
     static LibC get() {
         return Holder.LIB;

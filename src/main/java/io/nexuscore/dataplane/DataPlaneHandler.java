@@ -354,7 +354,7 @@ public final class DataPlaneHandler {
         if (status < 300 || status == ProblemType.DEADLINE.status()) {
             // Instant refusals (queue full, bad upstream) would drag the tier's P95 down and hide
             // its overload from the feedback loop; a deadline is a true, slow latency.
-            latencyRecorder.record(resolution.tier(), latencyNanos);
+            latencyRecorder.record(resolution.tier(), misroute, served.tenant, latencyNanos);
         }
         if (events == EventSink.DISCARD) {
             return;

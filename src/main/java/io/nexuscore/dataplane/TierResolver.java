@@ -9,6 +9,7 @@ import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.tiers.AssessmentPolicy;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Decides a request's tier: the kernel's verdict for the connection when it verifiably belongs to
@@ -22,6 +23,7 @@ public final class TierResolver {
 
     private final Scorer scorer;
     private final ThresholdStore thresholds;
+    private final Supplier<Thresholds> onLoop;
     private final VerdictSource verdicts;
     private final ReadCost reads;
     private final DataPlaneMetrics metrics;
@@ -31,8 +33,20 @@ public final class TierResolver {
      */
     public TierResolver(Scorer scorer, ThresholdStore thresholds, VerdictSource verdicts, ReadCost reads,
                         DataPlaneMetrics metrics) {
+        this(scorer, thresholds, thresholds::read, verdicts, reads, metrics);
+    }
+
+    /**
+     * @param onLoop the thresholds as event-loop code may read them (never a syscall: in kernel mode
+     *               the {@link io.nexuscore.classify.LiveThresholds#snapshot()}); the slot path
+     *               reports these as the ones in force
+     * @param reads  what reading {@code verdicts} and {@code thresholds} costs (syscalls in kernel mode)
+     */
+    public TierResolver(Scorer scorer, ThresholdStore thresholds, Supplier<Thresholds> onLoop, VerdictSource verdicts,
+                        ReadCost reads, DataPlaneMetrics metrics) {
         this.scorer = scorer;
         this.thresholds = thresholds;
+        this.onLoop = onLoop;
         this.verdicts = verdicts;
         this.reads = reads;
         this.metrics = metrics;
@@ -67,7 +81,8 @@ public final class TierResolver {
         if (verdict.isEmpty() || !verdict.get().belongsTo(Scorer.requestLineHash(requestLine), bodyLength)) {
             return Optional.empty();
         }
-        return Optional.of(withFloor(kernelDecision(verdict.get(), scorer.score(requestLine, bodyLength), thresholds.read()),
+        // The snapshot, not the store: a store read is a bpf(2) syscall in kernel mode.
+        return Optional.of(withFloor(kernelDecision(verdict.get(), scorer.score(requestLine, bodyLength), onLoop.get()),
                 connection));
     }
 

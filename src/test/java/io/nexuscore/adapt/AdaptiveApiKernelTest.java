@@ -117,7 +117,7 @@ class AdaptiveApiKernelTest {
         EventHub.Subscription events = hub.subscribe(Set.of("recalibration", "threshold"), OptionalLong.empty(), () -> { });
         LatencyRecorder recorder = kernel.latencyRing().recorder();
         for (int i = 0; i < 1000; i++) {
-            recorder.record(Tier.NANO, 80_000_000L);
+            recorder.record(Tier.NANO, null, "tenant-a", 80_000_000L);
         }
 
         List<EventHub.Event> seen = new ArrayList<>();
@@ -170,7 +170,7 @@ class AdaptiveApiKernelTest {
         int patches = 0;
         long deadline = System.nanoTime() + WAIT.toNanos();
         while ((kernel.adaptive().status().recalibrations() - before < 20 || patches < 200) && System.nanoTime() < deadline) {
-            recorder.record(Tier.NANO, 80_000_000L); // every period over target: the timer keeps writing
+            recorder.record(Tier.NANO, null, "tenant-a", 80_000_000L); // every period over target: the timer keeps writing
             last = 254 + (patches % 2);
             HttpResponse<Buffer> r = client.patch(port, "127.0.0.1", "/thresholds")
                     .putHeader("Content-Type", "application/merge-patch+json")

@@ -123,6 +123,28 @@ class TierResolverTest {
         }
     }
 
+    /** The slot path runs on the event loop: it reads the snapshot, never the store (a syscall in kernel mode). */
+    @Test
+    void slotPathReadsTheSnapshotNotTheStore() {
+        KernelVerdict verdict = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
+        io.nexuscore.classify.ThresholdStore syscallStore = new io.nexuscore.classify.ThresholdStore() {
+            @Override
+            public io.nexuscore.classify.ThresholdState state() {
+                throw new AssertionError("store read on the slot path");
+            }
+
+            @Override
+            public boolean compareAndSet(io.nexuscore.classify.ThresholdState expected,
+                                         io.nexuscore.classify.ThresholdState next) {
+                throw new UnsupportedOperationException();
+            }
+        };
+        TierResolver resolver = new TierResolver(RouterFixture.SCORER, syscallStore, () -> RouterFixture.THRESHOLDS,
+                withSlot(Optional.of(verdict), Optional.empty()), ReadCost.SYSCALL, metrics);
+        assertEquals(RouterFixture.THRESHOLDS, resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty()))
+                .orElseThrow().thresholds());
+    }
+
     @Test
     void userSpaceModeAlwaysResolvesWithoutASyscall() {
         assertEquals(Optional.of(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS)),

@@ -26,7 +26,9 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.net.MalformedURLException;
 import java.net.URI;
+import java.net.URL;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -56,6 +58,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     private final LoopLocalClients clients;
     private final ChatRequestBody requestBody;
     private final URI endpoint;
+    /** The endpoint parsed once: a string URI would be parsed again for every request. */
+    private final URL endpointUrl;
 
     /**
      * @param thresholds the live thresholds; called on an event loop, so it must not block
@@ -71,6 +75,11 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         String base = upstream.baseUrl().toString();
         this.endpoint = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
                 + "/chat/completions");
+        try {
+            this.endpointUrl = endpoint.toURL();
+        } catch (MalformedURLException e) {
+            throw new IllegalArgumentException("tiers." + tier.label() + ".upstream.baseUrl: " + e.getMessage(), e);
+        }
         this.requestBody = new ChatRequestBody(upstream.model());
         HttpClientOptions options = new HttpClientOptions()
                 .setKeepAlive(true)
@@ -155,7 +164,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     private RequestOptions requestOptions() {
         RequestOptions options = new RequestOptions()
                 .setMethod(HttpMethod.POST)
-                .setAbsoluteURI(endpoint.toString())
+                .setAbsoluteURI(endpointUrl)
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "application/json, text/event-stream");
         upstream.apiKey().ifPresent(key -> options.putHeader("Authorization", "Bearer " + key));

@@ -110,7 +110,9 @@ public final class RoutingEval {
         Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
         ScoreWeights weights = ScoreWeights.DEFAULT;
 
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        // HTTP/1.1 as OpenAI clients speak it (the JDK client would otherwise try an h2c upgrade).
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
         Thresholds before = thresholds(http, control);
         System.out.printf(Locale.ROOT, "routing-eval: %s, thresholds nano_max %d small_max %d, band %.0f %%,"
                         + " truth = jtokkit cl100k_base + keyword bonus (first %d bytes)%n",
