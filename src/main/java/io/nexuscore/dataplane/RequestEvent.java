@@ -12,9 +12,12 @@ final class RequestEvent {
     private RequestEvent() {
     }
 
-    /** @param observed the tier the backend says answered, null when none did */
+    /**
+     * @param observed     the tier the backend says answered, null when none did
+     * @param fallbackFrom the assigned tier when its fallback tier served the request, else null
+     */
     static JsonObject of(String tenant, Endpoint endpoint, Resolution resolution, Tier observed, int status,
-                         long latencyNanos) {
+                         long latencyNanos, Tier fallbackFrom) {
         Instant now = Instant.now();
         return new JsonObject()
                 .put("timestamp_ns", now.getEpochSecond() * 1_000_000_000L + now.getNano())
@@ -25,6 +28,7 @@ final class RequestEvent {
                 .put("score", resolution.score())
                 .put("route_source", resolution.source().label())
                 .put("status", status)
-                .put("latency_us", latencyNanos / 1_000);
+                .put("latency_us", latencyNanos / 1_000)
+                .put("fallback_from", fallbackFrom == null ? null : fallbackFrom.label());
     }
 }

@@ -55,7 +55,9 @@ public final class TierResolver {
                 if (v.score() != javaScore) {
                     metrics.disagreement();
                 }
-                return new Resolution(v.tier(), v.score(), RouteSource.KERNEL);
+                // The kernel tiered the score under the thresholds of the moment the packet arrived;
+                // serve it under the ones in force now (a PATCH or the feedback loop may have moved them).
+                return new Resolution(thresholds.read().tierFor(v.score()), v.score(), RouteSource.KERNEL);
             }
             // No verdict (not seen by XDP, evicted) or the latest head on this keep-alive connection
             // is another request's: never apply it.
