@@ -120,9 +120,13 @@ final class UpstreamExchange {
     private void attempt() {
         Optional<UpstreamEndpoint> next = backend.pool.acquire(tried, System.nanoTime());
         if (next.isEmpty()) {
-            finish(tried.isEmpty()
+            // Nothing was sent that the client saw; when the pool is now all out, say so, so the
+            // data plane may hand the request to the tier's fallback.
+            boolean allOut = backend.pool.endpoints().stream().noneMatch(e -> e.health() == UpstreamEndpoint.Health.UP);
+            finish(allOut || lastFailure == null
                     ? new TierFailure(Kind.UNAVAILABLE, "tier " + backend.tier.label()
-                            + ": every upstream endpoint is ejected after failing", "every endpoint ejected", null)
+                            + ": every upstream endpoint is ejected after failing", "every endpoint ejected"
+                            + (lastFailure == null ? "" : "; last failure: " + lastFailure.getMessage()), null)
                     : lastFailure);
             return;
         }
@@ -274,8 +278,9 @@ final class UpstreamExchange {
 
     private void finish(TierFailure failure) {
         backend.vertx.cancelTimer(wholeTimer);
-        if (head.tryFail(failure)) {
-            backend.reported(failure, endpoint());
+        if (!head.future().isComplete()) {
+            backend.reported(failure, endpoint()); // before the client's answer, so the event is never later
+            head.tryFail(failure);
         }
     }
 
@@ -288,8 +293,10 @@ final class UpstreamExchange {
         if (a != null) {
             a.failed(why);
         }
-        if (head.tryFail(deadline(why))) {
-            backend.reported((TierFailure) head.future().cause(), endpoint());
+        if (!head.future().isComplete()) {
+            TierFailure failure = deadline(why);
+            backend.reported(failure, endpoint());
+            head.tryFail(failure);
         }
         if (a != null) {
             a.reset();
