@@ -32,7 +32,7 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, int inst
                 json.bool("testHooks", false),
                 json.number("headerTimeoutMs", 10_000, 1, 3_600_000),
                 json.number("bodyTimeoutMs", 30_000, 1, 3_600_000),
-                json.number("idleTimeoutMs", 60_000, 1, 3_600_000));
+                json.number("idleTimeoutMs", 120_000, 1, 3_600_000));
     }
 
     public int effectiveInstances() {
