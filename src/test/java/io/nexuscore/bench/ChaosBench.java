@@ -56,7 +56,8 @@ public final class ChaosBench {
         AtomicReference<LocalOpenAiServer> endpointB = new AtomicReference<>(LocalOpenAiServer.start(vertx, portB).await());
         LocalOpenAiServer others = LocalOpenAiServer.start(vertx).await();
 
-        Path state = Files.createTempFile("nexus-chaos", ".json");
+        Path stateDir = Files.createTempDirectory("nexus-chaos");
+        Path state = stateDir.resolve("state.json"); // absent: start from the configured thresholds
         JsonObject tiers = new JsonObject();
         for (Tier tier : Tier.values()) {
             tiers.put(tier.label(), new JsonObject().put("instances", 64).put("queueCapacity", 1024)
@@ -150,6 +151,7 @@ public final class ChaosBench {
         router.close();
         vertx.close().await();
         Files.deleteIfExists(state);
+        Files.deleteIfExists(stateDir);
     }
 
     private static void loop(HttpClient client, RequestOptions options, String body, AtomicReference<String> phase,
