@@ -106,7 +106,8 @@ final class ConnectionInspector {
         }
     }
 
-    private static Channel channelOf(HttpConnection connection) {
+    /** The Netty channel under a Vert.x server connection; null for other connection types. */
+    static Channel channelOf(HttpConnection connection) {
         if (connection instanceof HttpServerConnection server) {
             return server.channelHandlerContext().channel();
         }

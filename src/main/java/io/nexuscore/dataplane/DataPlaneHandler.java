@@ -443,7 +443,6 @@ public final class DataPlaneHandler {
     private void completed(Served served, Resolution resolution, Tier observed, int status) {
         long latencyNanos = System.nanoTime() - served.start;
         metrics.request(resolution.tier(), status, latencyNanos);
-        headTimeouts.answered(served.request);
         // A test hook's latency is made up, and a fallback's belongs to another tier: neither may
         // move the thresholds.
         if ((status < 300 || status == ProblemType.DEADLINE.status()) && !served.parsed.simulated()

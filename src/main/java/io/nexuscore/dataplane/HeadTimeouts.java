@@ -1,72 +1,66 @@
 package io.nexuscore.dataplane;
 
-import io.vertx.core.Context;
-import io.vertx.core.Vertx;
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The header-read timeout of the inference listener: a connection must deliver a complete request
- * head within {@code headerTimeoutMs} of its accept, and again of its previous answer (keep-alive);
- * else it is closed. Traffic does not reset it, so a client trickling a head byte by byte (which
- * keeps Vert.x's idle timeout quiet) is closed all the same. One timer per connection, armed on
- * the connection's event loop.
+ * head within {@code headerTimeoutMs} of its previous answer (keep-alive), and of its accept where
+ * the server learns of the connection at accept; else it is closed. (Vert.x 5 reports an HTTP/1.1
+ * connection to its connection handler only with its first request head, so a client that never
+ * completes a first head is bounded by the idle timeout and the head size limit instead.) Traffic does not reset it, so a client trickling a head byte by byte (which
+ * keeps an idle timeout quiet) is closed all the same. One task per connection, scheduled on the
+ * connection's own Netty event loop (as Netty's ReadTimeoutHandler does).
  */
 final class HeadTimeouts {
 
+    private static final AttributeKey<ScheduledFuture<?>> PENDING = AttributeKey.valueOf("nexuscore.headTimeout");
+
     private final long timeoutMs;
-    private final Map<HttpConnection, Long> timers = new ConcurrentHashMap<>();
 
     HeadTimeouts(long timeoutMs) {
         this.timeoutMs = timeoutMs;
     }
 
     void accepted(HttpConnection connection) {
-        connection.closeHandler(v -> disarm(connection));
-        arm(connection);
+        arm(ConnectionInspector.channelOf(connection));
     }
 
+    /** A head arrived: stop the clock until this request's answer (whatever it is) has gone out. */
     void headReceived(HttpServerRequest request) {
-        disarm(request.connection());
-    }
-
-    /** The answer went out (or the request ended otherwise): wait for the next head. */
-    void answered(HttpServerRequest request) {
-        HttpConnection connection = request.connection();
-        if (connection != null && !request.response().closed()) {
-            arm(connection);
+        Channel channel = ConnectionInspector.channelOf(request.connection());
+        disarm(channel);
+        if (channel != null) {
+            request.response().endHandler(v -> arm(channel));
         }
     }
 
-    private void arm(HttpConnection connection) {
-        Context context = Vertx.currentContext();
-        if (context == null) {
+    private void arm(Channel channel) {
+        if (channel == null || !channel.isActive()) {
             return;
         }
-        Vertx vertx = context.owner();
-        long id = vertx.setTimer(timeoutMs, t -> {
-            if (timers.remove(connection, t)) {
-                connection.close();
-            }
-        });
-        Long previous = timers.put(connection, id);
+        ScheduledFuture<?> task = channel.eventLoop().schedule(() -> {
+            channel.attr(PENDING).set(null);
+            channel.close();
+        }, timeoutMs, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> previous = channel.attr(PENDING).getAndSet(task);
         if (previous != null) {
-            vertx.cancelTimer(previous);
+            previous.cancel(false);
         }
+        channel.closeFuture().addListener(f -> task.cancel(false));
     }
 
-    private void disarm(HttpConnection connection) {
-        if (connection == null) {
+    private void disarm(Channel channel) {
+        if (channel == null) {
             return;
         }
-        Long id = timers.remove(connection);
-        if (id != null) {
-            Context context = Vertx.currentContext();
-            if (context != null) {
-                context.owner().cancelTimer(id);
-            }
+        ScheduledFuture<?> task = channel.attr(PENDING).getAndSet(null);
+        if (task != null) {
+            task.cancel(false);
         }
     }
 }
