@@ -50,19 +50,24 @@ for dev in $NX_INTERFACES; do
   for id in $(nx_attached_progs "$dev" tc "$NX_TC_PROGRAM"); do
     nx_prog_uses_map "$id" "$our_map_id" || continue
     kind="$(bpftool -j net show dev "$dev" | jq -r --argjson i "$id" '.[0].tc[] | select(.id == $i) | .kind')"
-    # The router attaches at handle 0x4e58 ("NX"), priority 1 (io.nexuscore.bpf.TcAttachment).
-    tc filter del dev "$dev" "${kind#clsact/}" pref 1 handle 0x4e58 bpf 2>/dev/null \
-      || tc filter del dev "$dev" "${kind#clsact/}" pref 1
+    # The router attaches at handle 0x4e58 ("NX"), priority 1 (io.nexuscore.bpf.TcAttachment): delete
+    # that one filter, never every filter at priority 1 (another tool's may share it).
+    tc filter del dev "$dev" "${kind#clsact/}" pref 1 handle 0x4e58 bpf
     echo "cleanup: detached leftover TC program $id ($kind) from $dev"
     leftovers=$((leftovers + 1))
   done
 done
-before="$NX_RUN_DIR/tcp_fwmark_accept.before"
-if [ "$leftovers" -gt 0 ] && [ -f "$before" ]; then
-  # The router died without its clean stop, which restores the sysctl it set.
-  cat "$before" >/proc/sys/net/ipv4/tcp_fwmark_accept && echo "cleanup: restored net.ipv4.tcp_fwmark_accept=$(cat "$before")"
-fi
-rm -f "$before"
+# A router that died attached left its reference on net.ipv4.tcp_fwmark_accept in its pin directory
+# (io.nexuscore.bpf.SharedSysctl: a directory sysctl_..._was_<value>); the last reference restores.
+for marker in "$NX_PIN_DIR"/sysctl_net_ipv4_tcp_fwmark_accept_was_*; do
+  [ -d "$marker" ] || continue
+  rmdir "$marker"
+  if [ -z "$(find /sys/fs/bpf -maxdepth 4 -type d -name 'sysctl_net_ipv4_tcp_fwmark_accept_was_*' -print -quit)" ]; then
+    echo "${marker##*_was_}" >/proc/sys/net/ipv4/tcp_fwmark_accept
+    echo "cleanup: restored net.ipv4.tcp_fwmark_accept=${marker##*_was_} (no other NexusCore uses it)"
+  fi
+done
+rm -f "$NX_RUN_DIR/tcp_fwmark_accept.before"
 [ "$leftovers" -eq 0 ] && echo "cleanup: no programs of this router attached on: $NX_INTERFACES"
 
 # Every BPF object pinned in the router's directory: the maps it names, and any a newer build adds.

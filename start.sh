@@ -32,9 +32,8 @@ jar="$(nx_fresh_jar)"
 [ -f "$jar" ] || { echo "start: no router jar at '$jar'" >&2; exit 1; }
 
 mkdir -p "$NX_RUN_DIR"
-# The router sets net.ipv4.tcp_fwmark_accept=1 and restores it on a clean stop; cleanup.sh restores
-# this value when the router died without doing so.
-cat /proc/sys/net/ipv4/tcp_fwmark_accept >"$NX_RUN_DIR/tcp_fwmark_accept.before" 2>/dev/null || true
+# The router sets net.ipv4.tcp_fwmark_accept=1; the last NexusCore to stop restores it (a reference
+# in the pin directory, which cleanup.sh also drops when the router died without doing so).
 if ! $root; then
   echo "start: not root: no eBPF privileges, the router runs in user-space mode (the Java scorer classifies)"
 fi

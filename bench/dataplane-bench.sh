@@ -1,29 +1,39 @@
 #!/usr/bin/env bash
-# Data-plane benchmark, loopback, bounded, same run for every target:
-#   bare      a bare Vert.x server answering the fixed OpenAI answer (the ceiling on this machine;
-#             also the OpenAI upstream the router forwards to)
+# Data-plane benchmark, loopback, bounded, every figure from the same run:
+#   bare      a bare Vert.x server answering the fixed OpenAI answer: the ceiling on this machine,
+#             and the OpenAI upstream every forwarding target sends to
+#   nginx     Debian nginx-light proxying to `bare` over a keepalive upstream: what one proxy hop
+#             costs here (the peer the router is held against)
 #   inline    the router's data plane in front of an in-process tier that answers at once
-#             (stands in for the Wasm nano tier until the pools are merged)
-#   wasm      the real router (the jar, user-space mode) on its default Wasm tiers: nano requests
-#             answered by the Chicory nano pool (what issue 4's "nano through the router" means)
-#   router    the real router (the jar, user-space mode) with every tier forwarding to `bare`
-#   nginx     Debian nginx-light proxying to `bare` over a keepalive upstream (when installed:
-#             apt-get install nginx-light), the reference for what one proxy hop costs here
-# Each at concurrency 1 and 64 (closed loop, keep-alive), printing requests/s, P50 and P99 and
-# the ratios, plus the server processes' CPU time per request over the measured window (user+sys
-# from /proc; for `router` the router plus its upstream), which a busy shared machine distorts far
-# less than throughput. Usage: bench/dataplane-bench.sh [SECONDS] [WARMUP_SECONDS]
+#   router    the real router (the jar) with every tier forwarding to `bare`, per mode
+#   wasm      the real router on its default Wasm tiers: nano answered by the Chicory nano pool, per mode
+# Modes: kernel (the product's default: XDP/TC on lo, verdicts from the kernel) and user.
+# Load generators: wrk (C, Debian's) and the project's Java LoadGenerator; closed loop, keep-alive,
+# c=64 then c=1, printing req/s, P50, P99 and the servers' CPU time per request (user+sys from
+# /proc over the measured window; for forwarding targets the proxy plus its upstream).
+#
+# Usage: bench/dataplane-bench.sh [SECONDS] [WARMUP_SECONDS]
+#   MODES="kernel user"  LOADGENS="wrk java"  INSTANCES=<nproc>  JFR_DIR=<dir: record the routers>
+# Takes /tmp/nx-bench.lock for the whole run and /tmp/nx-lo.lock while a kernel-mode router is
+# attached to lo. Each kernel-mode router gets its own pin dir, removed afterwards; every process
+# started here is stopped by PID on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+if [ -z "${NX_BENCH_LOCKED:-}" ]; then
+  NX_BENCH_LOCKED=1 exec flock /tmp/nx-bench.lock "$0" "$@"
+fi
+
 seconds=${1:-10}
-warmup=${2:-15}
+warmup=${2:-10}
 instances=${INSTANCES:-$(nproc)}
-loadgen_loops=${LOADGEN_LOOPS:-1}
+modes=${MODES:-kernel user}
+loadgens=${LOADGENS:-wrk java}
+[ -n "${JFR_DIR:-}" ] && mkdir -p "$JFR_DIR" && JFR_DIR=$(cd "$JFR_DIR" && pwd)
 
 source scripts/build-lib.sh
 jar=$(nx_fresh_jar)
-cp=$(nx_test_classpath io.nexuscore.bench.LoadGenerator)
+cp=$(nx_bench_classpath io.nexuscore.bench.LoadGenerator)
 
 free_port() {
   while :; do
@@ -32,9 +42,10 @@ free_port() {
   done
 }
 
-wait_port() {
-  for _ in $(seq 1 100); do
+wait_port() { # port pid
+  for _ in $(seq 1 1200); do
     if (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; then return 0; fi
+    kill -0 "$2" 2>/dev/null || { echo "bench: process $2 died before listening on $1" >&2; return 1; }
     sleep 0.1
   done
   echo "bench: nothing listening on port $1" >&2
@@ -42,54 +53,100 @@ wait_port() {
 }
 
 pids=()
+pin_dirs=()
 tmp=$(mktemp -d)
+stop() { # pid... : TERM, then wait until each is gone (a kernel-mode router detaches on the way out)
+  for pid in "$@"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "$@"; do
+    wait "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  done
+}
 cleanup() {
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  stop "${pids[@]}"
+  for dir in "${pin_dirs[@]}"; do rm -rf "$dir"; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
-bare_port=$(free_port); inline_port=$(free_port); router_port=$(free_port); control_port=$(free_port)
-wasm_port=$(free_port); wasm_control_port=$(free_port)
+cpu_ticks() { # pid... -> utime+stime of every process, in clock ticks
+  local total=0
+  for pid in "$@"; do
+    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat")
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
 
+to_us() { # wrk latency ("812.00us", "1.23ms", "2.01s") -> integer microseconds
+  awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) f = 1; else if (v ~ /ms$/) f = 1000; else if (v ~ /s$/) f = 1000000; else f = 1;
+                         printf "%d", n * f + 0.5 }'
+}
+
+cat > "$tmp/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
+LUA
+
+run_wrk() { # name port c servers
+  local name=$1 port=$2 c=$3 servers=$4 url="http://127.0.0.1:$2/v1/chat/completions"
+  wrk -t1 -c"$c" -d"${warmup}s" -s "$tmp/post.lua" "$url" > /dev/null
+  local before; before=$(cpu_ticks $servers)
+  wrk -t1 -c"$c" -d"${seconds}s" --latency -s "$tmp/post.lua" "$url" > "$tmp/wrk.out"
+  local after; after=$(cpu_ticks $servers)
+  local requests rps p50 p99 errors
+  requests=$(awk '/requests in/ { print $1 }' "$tmp/wrk.out")
+  rps=$(awk '/^Requests\/sec/ { printf "%.0f", $2 }' "$tmp/wrk.out")
+  p50=$(to_us "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.out")")
+  p99=$(to_us "$(awk '$1 == "99%" { print $2 }' "$tmp/wrk.out")")
+  errors=$(awk '/Non-2xx/ { n += $NF } /Socket errors/ { gsub(",", ""); n += $4 + $6 + $8 + $10 } END { print n + 0 }' "$tmp/wrk.out")
+  printf "%-13s %-4s c=%-3d requests=%-8d rps=%-9d p50_us=%-6d p99_us=%-6d errors=%-3d cpu_us_per_req=%.1f\n" \
+    "$name" wrk "$c" "$requests" "$rps" "$p50" "$p99" "$errors" \
+    "$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN { print n ? t * 1e6 / hz / n : 0 }')"
+}
+
+run_java() { # name port c servers
+  local servers=${4// /,}
+  java -cp "$cp" io.nexuscore.bench.LoadGenerator "$1" "$2" /v1/chat/completions "$3" "$seconds" "$warmup" 1 "$servers" \
+    2>/dev/null | awk '{ printf "%-13s java %s\n", $1, substr($0, index($0, $2)) }'
+}
+
+measure() { # name port servers -> result lines, c=64 first (the JIT warms faster under load)
+  for c in 64 1; do
+    for gen in $loadgens; do "run_$gen" "$1" "$2" "$c" "$3" | tee -a "$tmp/results"; done
+  done
+}
+
+jfr_flags() { # name -> JVM flags recording a JFR profile of that router when JFR_DIR is set
+  [ -n "${JFR_DIR:-}" ] && echo "-XX:StartFlightRecording=filename=$JFR_DIR/$1.jfr,settings=profile"
+  return 0
+}
+
+router_config() { # name mode tiers-json -> config file
+  local data_port control_port pin_dir
+  data_port=$(free_port); control_port=$(free_port); pin_dir=/sys/fs/bpf/nexuscore-bench-$$-$1-$2
+  cat > "$tmp/$1.json" <<JSON
+{
+  "dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": $instances},
+  "control": {"port": $control_port, "stateFile": "$tmp/$1-$2-state.json"},
+  "kernel": {"mode": "$2", "pinDir": "$pin_dir", "interfaces": ["lo"]}
+  $3
+}
+JSON
+  echo "$data_port $pin_dir"
+}
+
+bare_port=$(free_port); inline_port=$(free_port)
 java -cp "$cp" io.nexuscore.bench.BareServer "$bare_port" "$instances" > "$tmp/bare.log" 2>&1 &
 bare_pid=$!; pids+=($bare_pid)
 java -cp "$cp" io.nexuscore.bench.InlineRouter "$inline_port" "$instances" > "$tmp/inline.log" 2>&1 &
 inline_pid=$!; pids+=($inline_pid)
+wait_port "$bare_port" "$bare_pid"; wait_port "$inline_port" "$inline_pid"
 
-tier() { # name -> tier config forwarding to the bare server
-  echo "\"$1\": {\"model\": \"nexus-$1\", \"instances\": 64, \"queueCapacity\": 4096,
-    \"upstream\": {\"baseUrl\": \"http://127.0.0.1:$bare_port/v1\", \"model\": \"bare\", \"timeoutMs\": 10000}}"
-}
-cat > "$tmp/router.json" <<JSON
-{
-  "dataPlane": {"host": "127.0.0.1", "port": $router_port, "instances": $instances},
-  "control": {"port": $control_port, "stateFile": "$tmp/state.json"},
-  "kernel": {"mode": "${MODE:-user}"},
-  "tiers": { $(tier nano), $(tier small), $(tier large) }
-}
-JSON
-java -jar "$jar" --config "$tmp/router.json" > "$tmp/router.log" 2>&1 &
-router_pid=$!; pids+=($router_pid)
-
-cat > "$tmp/wasm.json" <<JSON
-{
-  "dataPlane": {"host": "127.0.0.1", "port": $wasm_port, "instances": $instances},
-  "control": {"port": $wasm_control_port, "stateFile": "$tmp/wasm-state.json"},
-  "kernel": {"mode": "${MODE:-user}"}
-}
-JSON
-java -jar "$jar" --config "$tmp/wasm.json" > "$tmp/wasm.log" 2>&1 &
-wasm_pid=$!; pids+=($wasm_pid)
-
-
-
-targets=("bare:$bare_port:$bare_pid" "inline:$inline_port:$inline_pid" "wasm:$wasm_port:$wasm_pid" "router:$router_port:$router_pid $bare_pid")
-if command -v nginx > /dev/null; then
-  nginx_port=$(free_port)
-  mkdir -p "$tmp/nginx"
-  cat > "$tmp/nginx.conf" <<NGINX
+nginx_port=$(free_port)
+mkdir -p "$tmp/nginx"
+cat > "$tmp/nginx.conf" <<NGINX
 worker_processes $instances;
 pid $tmp/nginx.pid;
 error_log $tmp/nginx/error.log;
@@ -105,48 +162,61 @@ http {
   }
 }
 NGINX
-  nginx -c "$tmp/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
-  nginx_pid=$!; pids+=($nginx_pid)
-  wait_port "$nginx_port"
-  nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
-  targets+=("nginx:$nginx_port:$nginx_pid $nginx_workers$bare_pid")
-else
-  echo "# nginx not installed (apt-get install nginx-light): no nginx comparison" >&2
-fi
+nginx -c "$tmp/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
+nginx_pid=$!; pids+=($nginx_pid)
+wait_port "$nginx_port" "$nginx_pid"
+nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
 
-wait_port "$bare_port"; wait_port "$inline_port"; wait_port "$router_port"; wait_port "$wasm_port"
-echo "# $(date -u +%FT%TZ), $(nproc) cores, ${seconds}s measured after ${warmup}s warm-up, $instances server instances, loadgen $loadgen_loops event loop(s)"
+echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start," \
+  "${seconds}s measured after ${warmup}s warm-up per point, $instances server instances, modes: $modes, load generators: $loadgens"
 echo "# $(head -1 "$tmp/bare.log")"
-echo "# $(head -1 "$tmp/inline.log")"
 
-results="$tmp/results"
-# c=64 first: the JIT warms faster under load, and the c=1 runs then meet compiled code.
-for c in 64 1; do
-  for target in "${targets[@]}"; do
-    IFS=: read -r name port servers <<< "$target"
-    java -cp "$cp" io.nexuscore.bench.LoadGenerator "$name" "$port" /v1/chat/completions "$c" "$seconds" "$warmup" \
-      "$loadgen_loops" "${servers// /,}" 2>/dev/null | tee -a "$results"
+measure bare "$bare_port" "$bare_pid"
+measure nginx "$nginx_port" "$nginx_pid $nginx_workers$bare_pid"
+measure inline "$inline_port" "$inline_pid"
+
+upstream_tiers() {
+  local t out=""
+  for t in nano small large; do
+    out+="${out:+, }\"$t\": {\"model\": \"nexus-$t\", \"instances\": 64, \"queueCapacity\": 4096,
+      \"upstream\": {\"baseUrl\": \"http://127.0.0.1:$bare_port/v1\", \"model\": \"bare\", \"timeoutMs\": 10000}}"
+  done
+  echo ", \"tiers\": { $out }"
+}
+
+for mode in $modes; do
+  for target in router wasm; do
+    tiers=""; servers=""
+    if [ "$target" = router ]; then tiers=$(upstream_tiers); servers=" $bare_pid"; fi
+    read -r port pin_dir < <(router_config "$target" "$mode" "$tiers")
+    (
+      if [ "$mode" = kernel ]; then exec 9> /tmp/nx-lo.lock; flock 9; fi
+      # shellcheck disable=SC2046
+      java $(jfr_flags "$target-$mode") -jar "$jar" --config "$tmp/$target.json" > "$tmp/$target-$mode.log" 2>&1 &
+      pid=$!
+      trap 'stop $pid; rm -rf "$pin_dir"' EXIT
+      wait_port "$port" "$pid" || { tail -20 "$tmp/$target-$mode.log" >&2; exit 1; }
+      for _ in $(seq 1 100); do grep -q "data plane on" "$tmp/$target-$mode.log" && break; sleep 0.1; done
+      grep -q "$mode mode" "$tmp/$target-$mode.log" || { echo "bench: $target did not start in $mode mode:" >&2; cat "$tmp/$target-$mode.log" >&2; exit 1; }
+      measure "$target-$mode" "$port" "$pid$servers"
+    )
   done
 done
 
 awk '
-  { split($2, c, "="); split($4, r, "="); split($5, p50, "="); split($6, p99, "=");
-    split($8, u, "="); rps[$1, c[2]] = r[2]; p[$1, c[2]] = p50[2]; q[$1, c[2]] = p99[2]; cpu[$1, c[2]] = u[2] }
+  { split($3, c, "="); split($5, r, "="); split($6, p50, "="); k = $1 SUBSEP $2 SUBSEP c[2]; rps[k] = r[2]; p[k] = p50[2];
+    names[$1] = 1; gens[$2] = 1 }
   END {
-    printf "\nsummary\n";
-    for (i = 1; i <= 2; i++) {
-      cc = (i == 1) ? 64 : 1;
-      printf "c=%-3d wasm nano/bare rps %.0f%% (P50 %+d us, P99 %+d us over bare)\n", cc, 100 * rps["wasm", cc] / rps["bare", cc],
-        p["wasm", cc] - p["bare", cc], q["wasm", cc] - q["bare", cc];
-      printf "      inline/bare rps %.0f%%  router->upstream/bare rps %.0f%%  added P50: inline %+d us, router hop %+d us  added P99 router hop %+d us  cpu/req: bare %.1f us, inline %.1f us, router+upstream %.1f us\n",
-        100 * rps["inline", cc] / rps["bare", cc], 100 * rps["router", cc] / rps["bare", cc],
-        p["inline", cc] - p["bare", cc], p["router", cc] - p["bare", cc], q["router", cc] - q["bare", cc],
-        cpu["bare", cc], cpu["inline", cc], cpu["router", cc];
-      if (("nginx", cc) in rps)
-        printf "       nginx->upstream/bare rps %.0f%%  added P50 nginx hop %+d us  added P99 nginx hop %+d us  cpu/req nginx+upstream %.1f us  router/nginx rps %.0f%%\n",
-          100 * rps["nginx", cc] / rps["bare", cc], p["nginx", cc] - p["bare", cc], q["nginx", cc] - q["bare", cc],
-          cpu["nginx", cc], 100 * rps["router", cc] / rps["nginx", cc];
+    printf "\nsummary (ratios within this run; added P50 = target P50 - bare P50)\n";
+    for (g in gens) for (i = 1; i <= 2; i++) {
+      cc = (i == 1) ? 64 : 1; b = "bare" SUBSEP g SUBSEP cc; n = "nginx" SUBSEP g SUBSEP cc;
+      printf "%s c=%-2d  nginx: %5.0f%% of bare, added P50 %+d us\n", g, cc, 100 * rps[n] / rps[b], p[n] - p[b];
+      for (name in names) {
+        if (name == "bare" || name == "nginx") continue;
+        k = name SUBSEP g SUBSEP cc;
+        if (!(k in rps)) continue;
+        printf "%s c=%-2d  %-13s %5.0f%% of bare, %5.0f%% of nginx, added P50 %+d us (nginx %+d us)\n", g, cc, name,
+          100 * rps[k] / rps[b], 100 * rps[k] / rps[n], p[k] - p[b], p[n] - p[b];
+      }
     }
-  }' "$results"
-
-if grep -q "native transport off" "$tmp/router.log"; then echo "# WARNING: router without native transport" >&2; fi
+  }' "$tmp/results"

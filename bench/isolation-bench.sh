@@ -24,6 +24,6 @@ else
 fi
 trap '$we_started && NEXUSCORE_CONFIG="$hooks_config" ./cleanup.sh >/dev/null; [ -n "$hooks_config" ] && rm -f "$hooks_config"' EXIT
 
-cp_="$(nx_test_classpath io.nexuscore.bench.IsolationBench)"
+cp_="$(nx_bench_classpath io.nexuscore.bench.IsolationBench)"
 echo "router: $(curl -fsS "$NX_CONTROL_URL/healthz")"
 java -cp "$cp_" io.nexuscore.bench.IsolationBench --url "$NX_DATA_URL" "$@"

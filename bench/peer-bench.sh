@@ -34,7 +34,7 @@ wait_for() {   # URL DESCRIPTION PID
 
 # The router jar and the benchmark classes.
 jar="$(nx_fresh_jar)"
-cp_="$(nx_test_classpath io.nexuscore.bench.PeerBench)"
+cp_="$(nx_bench_classpath io.nexuscore.bench.PeerBench)"
 
 echo "peer-bench: installing @portkey-ai/gateway@$portkey_version (npm, into $tmp)"
 npm install --silent --no-audit --no-fund --prefix "$tmp/portkey" "@portkey-ai/gateway@$portkey_version" >"$tmp/npm.log" 2>&1 \

@@ -25,9 +25,26 @@ nx_fresh_jar() {
   echo "$jar"
 }
 
-# nx_test_classpath MAIN_CLASS: prints a classpath holding the compiled test classes (load
-# generators, benchmarks) and every dependency, compiling them first when MAIN_CLASS is missing or
-# older than any source.
+# nx_bench_classpath MAIN_CLASS: prints a classpath holding the load generators and peer servers
+# (src/bench/java, compiled to target/bench-classes), the main classes and the compile-scope
+# dependencies (provided ones included: jtokkit for the routing evaluation),
+# compiling first when MAIN_CLASS is missing or older than any source. No test classes: the load
+# generators are a source set of their own.
+nx_bench_classpath() {
+  local root="$NX_BUILD_ROOT"
+  local class_file="$root/target/bench-classes/${1//.//}.class" deps="$root/target/bench-classpath.txt"
+  if [ ! -f "$class_file" ] || [ -n "$(find "$root/src/main" "$root/src/bench" "$root/pom.xml" -type f -newer "$class_file" -print -quit)" ] \
+     || [ ! -f "$deps" ] || [ "$root/pom.xml" -nt "$deps" ]; then
+    echo "compiling the load generators (mvn process-classes)" >&2
+    (cd "$root" && mvn -B -q -ntp process-classes dependency:build-classpath \
+      -Dmdep.outputFile="$deps" -Dmdep.includeScope=compile) >&2
+  fi
+  echo "$root/target/bench-classes:$root/target/classes:$(cat "$deps")"
+}
+
+# nx_test_classpath MAIN_CLASS: prints a classpath holding the compiled test classes (benchmarks that
+# reuse test fixtures, e.g. kernel packets) and every dependency, compiling them first when
+# MAIN_CLASS is missing or older than any source.
 nx_test_classpath() {
   local root="$NX_BUILD_ROOT"
   local class_file="$root/target/test-classes/${1//.//}.class" deps="$root/target/test-classpath.txt"
@@ -37,5 +54,5 @@ nx_test_classpath() {
     (cd "$root" && mvn -B -q -ntp test-compile dependency:build-classpath \
       -Dmdep.outputFile="$deps" -Dmdep.includeScope=test) >&2
   fi
-  echo "$root/target/test-classes:$root/target/classes:$(cat "$deps")"
+  echo "$root/target/test-classes:$root/target/bench-classes:$root/target/classes:$(cat "$deps")"
 }

@@ -21,6 +21,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "nexus_shared.h"
+#include "nexus_timing.bpf.h"
 
 #define ETH_P_IP 0x0800
 #define ETH_P_IPV6 0x86dd
@@ -60,10 +61,14 @@ const volatile struct load_settings settings = {
 /* routing_decisions(6), verdict_slots(6): where verdicts are stored and read. */
 #include "verdict_store.bpf.h"
 
-/* Live tier thresholds (key 0), written by the control plane and the feedback loop. */
+/*
+ * Live tier thresholds (key 0), written by the control plane and the feedback loop with a 64-bit
+ * compare-and-set (mmapable so the control plane's CAS is a plain atomic instruction too).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct score_thresholds);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
@@ -418,6 +423,7 @@ static __always_inline __u8 tier_for(__u32 score)
 	__u32 nano_max = t ? t->nano_max : 60;
 	__u32 small_max = t ? t->small_max : 130;
 
+	THRESHOLDS_CLAMP(nano_max, small_max); /* a tool may have written them out of order */
 	if (score <= nano_max)
 		return TIER_NANO;
 	return score <= small_max ? TIER_SMALL : TIER_LARGE;
@@ -490,8 +496,7 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 	return 0;
 }
 
-SEC("xdp")
-int nexus_classify(struct xdp_md *ctx)
+static __always_inline int classify_xdp(struct xdp_md *ctx)
 {
 	struct tcp_facts f = {};
 	struct verdict v;
@@ -529,8 +534,7 @@ int nexus_classify(struct xdp_md *ctx)
  * takes the tier XDP stored for its 4-tuple (XDP runs first on ingress and has stored the verdict
  * of the head this segment starts or continues). No scan of the payload here.
  */
-SEC("tc")
-int nexus_tc_classify(struct __sk_buff *skb)
+static __always_inline int tc_classify(struct __sk_buff *skb)
 {
 	struct tcp_facts f = {};
 
@@ -566,8 +570,7 @@ int nexus_tc_classify(struct __sk_buff *skb)
 	return TC_ACT_OK; /* the chain is not installed: pass unmarked */
 }
 
-SEC("tc")
-int nexus_tc_policy(struct __sk_buff *skb)
+static __always_inline int tc_policy(struct __sk_buff *skb)
 {
 	struct tenant_key key = {
 		.prefixlen = 32,
@@ -589,8 +592,7 @@ int nexus_tc_policy(struct __sk_buff *skb)
 	return TC_ACT_OK;
 }
 
-SEC("tc")
-int nexus_tc_mark(struct __sk_buff *skb)
+static __always_inline int tc_mark(struct __sk_buff *skb)
 {
 	__u32 kind = skb->cb[CB_KIND];
 	__u32 tier = skb->cb[CB_TIER];
@@ -599,6 +601,43 @@ int nexus_tc_mark(struct __sk_buff *skb)
 	    (kind == NEXUS_MARK_KIND_FLOOR || kind == NEXUS_MARK_KIND_REQUEST))
 		skb->mark = NEXUS_MARK(kind, tier);
 	return TC_ACT_OK;
+}
+
+/* Entry points: the stages above, timed when nexus_observe is set (nexus_timing.bpf.h). */
+SEC("xdp")
+int nexus_classify(struct xdp_md *ctx)
+{
+	__u64 t0 = timing_start();
+	int rc = classify_xdp(ctx);
+	timing_end(TIMED_XDP, t0);
+	return rc;
+}
+
+SEC("tc")
+int nexus_tc_classify(struct __sk_buff *skb)
+{
+	tc_stage_enter(true);
+	int rc = tc_classify(skb);
+	tc_chain_exit();
+	return rc;
+}
+
+SEC("tc")
+int nexus_tc_policy(struct __sk_buff *skb)
+{
+	tc_stage_enter(false);
+	int rc = tc_policy(skb);
+	tc_chain_exit();
+	return rc;
+}
+
+SEC("tc")
+int nexus_tc_mark(struct __sk_buff *skb)
+{
+	tc_stage_enter(false);
+	int rc = tc_mark(skb);
+	tc_chain_exit();
+	return rc;
 }
 
 /* ======================================================================================
@@ -614,6 +653,7 @@ int nexus_tc_mark(struct __sk_buff *skb)
 
 #define CLOCK_MONOTONIC 1
 #define EBUSY 16
+#define EAGAIN 11
 #define NS_PER_MS 1000000ull
 
 /* Latency samples from the data plane (user -> kernel); drained by the timer callback. */
@@ -809,7 +849,8 @@ static int recalibrate(void *map, __u32 *key, struct adaptive_timer_value *val)
 	struct drain_ctx dc = { .limit = 10000 };
 	__u32 p95[TIER_COUNT] = {};
 	__u32 samples[TIER_COUNT] = {};
-	struct score_thresholds *cur, next;
+	struct score_thresholds *cur, seen, next;
+	__u64 seen_word, next_word;
 	struct recalibration_event *ev;
 	__u32 nano_target, step, floor, old_nano_max;
 	long rc;
@@ -840,7 +881,14 @@ static int recalibrate(void *map, __u32 *key, struct adaptive_timer_value *val)
 	cur = bpf_map_lookup_elem(&score_thresholds, &zero);
 	if (!cur)
 		goto rearm;
-	next = *cur; /* cur points into the map value: keep the old value before the update */
+	/* One 64-bit load: the value this period's compare-and-set expects. */
+	seen_word = *(volatile __u64 *)cur;
+	__builtin_memcpy(&seen, &seen_word, sizeof(seen));
+	if (seen.nano_max >= seen.small_max)
+		goto rearm; /* an invalid value written by some tool: never build on it */
+	next = seen;
+	next.writer = THRESHOLDS_WRITER_KERNEL;
+	next.version = seen.version + 1;
 	old_nano_max = next.nano_max;
 	if (p95[TIER_NANO] > nano_target) {
 		st->good_periods = 0;
@@ -859,8 +907,9 @@ static int recalibrate(void *map, __u32 *key, struct adaptive_timer_value *val)
 		st->good_periods = 0; /* between the bounds: hysteresis, hold */
 		goto rearm;
 	}
-	/* BPF_EXIST: the entry must be there (an ARRAY's always is); never create one. */
-	rc = bpf_map_update_elem(&score_thresholds, &zero, &next, BPF_EXIST);
+	/* Compare-and-set: a write by the API or a tool since the load wins, this period does nothing. */
+	__builtin_memcpy(&next_word, &next, sizeof(next_word));
+	rc = __sync_val_compare_and_swap((__u64 *)cur, seen_word, next_word) == seen_word ? 0 : -EAGAIN;
 	st->last_update_rc = rc;
 	if (rc)
 		goto rearm;

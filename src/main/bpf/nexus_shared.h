@@ -128,12 +128,36 @@ struct verdict_slot6 {
 };
 _Static_assert(sizeof(struct verdict_slot6) == 48, "verdict_slot6 is 48 bytes");
 
-/* score_thresholds value (array, one entry, key 0). Host byte order. */
+/*
+ * score_thresholds value (array, one entry, key 0, BPF_F_MMAPABLE). Host byte order. The first two
+ * bytes are the seed's layout, so `bpftool map update pinned .../score_thresholds key 0 0 0 0 value
+ * 50 130 0 0 0 0 0 0` sets nano_max 50, small_max 130.
+ *
+ * One writer at a time: the control plane (through mmap) and the adaptive timer replace the whole
+ * 8 bytes with one 64-bit compare-and-set against the value they read, with version + 1 and their
+ * writer id; a writer that loses re-reads (the API) or skips its period (the timer). Any other tool
+ * (bpftool) writes the whole value; the next CAS sees the change and nothing is lost.
+ *
+ * Valid means nano_max < small_max. Any tool can write an invalid value: readers then clamp
+ * (THRESHOLDS_CLAMP; Java: ThresholdState.effective()) so a high score never lands in nano.
+ */
 struct score_thresholds {
-	__u32 nano_max;  /* score <= nano_max is nano */
-	__u32 small_max; /* score <= small_max is small, above is large */
+	__u8 nano_max;   /* byte 0: score <= nano_max is nano */
+	__u8 small_max;  /* byte 1: score <= small_max is small, above is large */
+	__u16 writer;    /* bytes 2-3: THRESHOLDS_WRITER_* of the last CAS writer; 0 for any other tool */
+	__u32 version;   /* bytes 4-7: bumped by every CAS writer */
 };
 _Static_assert(sizeof(struct score_thresholds) == 8, "score_thresholds is 8 bytes");
+#define THRESHOLDS_WRITER_OTHER 0  /* bpftool or any tool that does not follow the CAS protocol */
+#define THRESHOLDS_WRITER_API 1    /* the control plane (PATCH /thresholds, the state file) */
+#define THRESHOLDS_WRITER_KERNEL 2 /* the adaptive timer */
+/* The safe order an invalid value is read as: small_max at least 1, nano_max below small_max. */
+#define THRESHOLDS_CLAMP(nano, small) do { \
+		if ((small) == 0) \
+			(small) = 1; \
+		if ((nano) >= (small)) \
+			(nano) = (small) - 1; \
+	} while (0)
 
 /* tenant_policy key (LPM trie): prefixlen in host order, then the IPv4 prefix in network order. */
 struct tenant_key {

@@ -4,10 +4,13 @@
  *
  * One C core for the three tiers; build.sh compiles it three times with -DNX_TIER=0|1|2, which
  * changes only the guest's name and completion budget. No libc calls and no WASI: the only imports
- * are the memory and the two host functions of `nexus:tier/host`.
+ * are the memory and the two host functions of `nexus:tier/host`. Token counts are cl100k_base
+ * (cl100k.c, over tables generated from jtokkit at build time).
  */
 #include <stddef.h>
 #include <stdint.h>
+
+#include "cl100k.h"
 
 #ifndef NX_TIER
 #error "build with -DNX_TIER=0 (nano), 1 (small) or 2 (large)"
@@ -24,9 +27,7 @@
 #define NX_BUDGET 128u
 #endif
 
-/* Own assessment thresholds on the prompt's token count (same in every guest). */
-#define NX_NANO_MAX_TOKENS 16u
-#define NX_SMALL_MAX_TOKENS 128u
+#define NX_MAX_SCORE 255u
 
 #define WASM_PAGE 65536ull
 #define WASM32_MAX_PAGES 65536ull
@@ -92,7 +93,8 @@ static int is_word(unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
 }
 
-/* Returns the index just past the token starting at s[i] (s[i] is not whitespace). */
+/* The completion echoes the prompt's first words: a word is a run of word bytes, or one other
+ * non-space byte. Returns the index just past the word starting at s[i] (s[i] is not whitespace). */
 static size_t token_end(const unsigned char *s, size_t len, size_t i) {
     if (!is_word(s[i])) {
         return i + 1;
@@ -103,18 +105,40 @@ static size_t token_end(const unsigned char *s, size_t len, size_t i) {
     return i;
 }
 
+/* cl100k_base tokens in s[0..len). The scratch is released at once (the heap is a bump allocator):
+ * the prompt's and the answer's counts reuse the same pages. */
 static uint32_t count_tokens(const unsigned char *s, size_t len) {
-    uint32_t n = 0;
-    size_t i = 0;
-    while (i < len) {
-        if (is_space(s[i])) {
-            i++;
-            continue;
-        }
-        i = token_end(s, len, i);
-        n++;
-    }
+    void *scratch = nx_alloc(NX_CL100K_SCRATCH(len), 8);
+    uint32_t n = nx_cl100k_count(s, len, scratch);
+    heap_top = (uint64_t)(uintptr_t)scratch;
     return n;
+}
+
+/* ---- assessment ---------------------------------------------------------------------------- */
+
+/* The scorer's keyword policy (io.nexuscore.classify.Scorer): each of sum, ref, gen, ana adds its
+ * weight once when it occurs, ASCII case-insensitive, in the task name (the request line's task) or
+ * in the first keyword_scan_bytes bytes of the prompt. */
+static int has_keyword(const unsigned char *s, size_t len, const char *kw) {
+    for (size_t i = 0; i + 2 < len; i++) {
+        if ((s[i] | 0x20) == kw[0] && (s[i + 1] | 0x20) == kw[1] && (s[i + 2] | 0x20) == kw[2]) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static uint32_t keyword_bonus(const unsigned char *task, size_t task_len, const unsigned char *prompt,
+                              size_t prompt_len, const uint32_t weights[4], uint32_t scan_bytes) {
+    static const char *const keywords[4] = {"sum", "ref", "gen", "ana"};
+    size_t scanned = prompt_len < scan_bytes ? prompt_len : scan_bytes;
+    uint32_t bonus = 0;
+    for (int k = 0; k < 4; k++) {
+        if (has_keyword(task, task_len, keywords[k]) || has_keyword(prompt, scanned, keywords[k])) {
+            bonus += weights[k] > NX_MAX_SCORE ? NX_MAX_SCORE : weights[k];
+        }
+    }
+    return bonus;
 }
 
 /* ---- simulation ---------------------------------------------------------------------------- */
@@ -198,20 +222,23 @@ static void put_u32(buf_t *b, uint32_t v) {
     }
 }
 
-/* The return area of `handle` (see the WIT file): 20 bytes, align 4. */
+/* The return area of `handle` (see the WIT file): 24 bytes, align 4. */
 typedef struct {
     uint32_t text_ptr;
     uint32_t text_len;
     uint32_t prompt_tokens;
     uint32_t completion_tokens;
+    uint32_t observed_score;
     uint8_t observed_tier;
 } response_t;
-_Static_assert(sizeof(response_t) == 20, "return area is 20 bytes");
+_Static_assert(sizeof(response_t) == 24, "return area is 24 bytes");
 _Static_assert(_Alignof(response_t) == 4, "return area is 4-aligned");
 
 __attribute__((export_name("handle")))
 response_t *handle(const unsigned char *task, size_t task_len, const unsigned char *prompt, size_t prompt_len,
-                   uint32_t max_tokens, uint32_t work_ms, uint64_t allocate_bytes, uint32_t spin) {
+                   uint32_t max_tokens, uint32_t work_ms, uint64_t allocate_bytes, uint32_t spin,
+                   uint32_t nano_max, uint32_t small_max, uint32_t weight_sum, uint32_t weight_ref,
+                   uint32_t weight_gen, uint32_t weight_ana, uint32_t keyword_scan_bytes) {
     uint32_t checksum = 0;
     if (allocate_bytes > 0) {
         checksum = simulate_alloc(allocate_bytes);
@@ -223,8 +250,15 @@ response_t *handle(const unsigned char *task, size_t task_len, const unsigned ch
         simulate_spin();
     }
 
+    /* The guest's own assessment: the score the kernel estimates, computed from the true count. */
     uint32_t prompt_tokens = count_tokens(prompt, prompt_len);
-    uint8_t tier = prompt_tokens <= NX_NANO_MAX_TOKENS ? 0 : prompt_tokens <= NX_SMALL_MAX_TOKENS ? 1 : 2;
+    const uint32_t weights[4] = {weight_sum, weight_ref, weight_gen, weight_ana};
+    uint64_t score = (uint64_t)prompt_tokens
+                     + keyword_bonus(task, task_len, prompt, prompt_len, weights, keyword_scan_bytes);
+    if (score > NX_MAX_SCORE) {
+        score = NX_MAX_SCORE;
+    }
+    uint8_t tier = score <= nano_max ? 0 : score <= small_max ? 1 : 2;
     uint32_t budget = max_tokens == 0 || max_tokens > NX_BUDGET ? NX_BUDGET : max_tokens;
 
     buf_t text = {nx_alloc(task_len + prompt_len + 64, 1), 0};
@@ -249,7 +283,10 @@ response_t *handle(const unsigned char *task, size_t task_len, const unsigned ch
         i = end;
         taken++;
     }
-    if (taken < prompt_tokens) {
+    while (i < prompt_len && is_space(prompt[i])) {
+        i++;
+    }
+    if (i < prompt_len) {
         put_str(&text, " ...");
     }
     if (allocate_bytes > 0) {
@@ -263,6 +300,7 @@ response_t *handle(const unsigned char *task, size_t task_len, const unsigned ch
     r->text_len = (uint32_t)text.len;
     r->prompt_tokens = prompt_tokens;
     r->completion_tokens = count_tokens(text.p, text.len);
+    r->observed_score = (uint32_t)score;
     r->observed_tier = tier;
     return r;
 }

@@ -7,6 +7,7 @@ import io.nexuscore.adapt.AdaptiveReporting;
 import io.nexuscore.adapt.LatencyRecorder;
 import io.nexuscore.bpf.KernelDataPath;
 import io.nexuscore.bpf.KernelDataPathControl;
+import io.nexuscore.bpf.ReloadObjects;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.LiveThresholds;
 import io.nexuscore.classify.ReadCost;
@@ -28,6 +29,7 @@ import io.nexuscore.dataplane.DataPlaneMetrics;
 import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.events.EventSink;
+import io.nexuscore.metrics.ProductionMetrics;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.KernelPrefixFloors;
 import io.nexuscore.tenants.PinnedTenantFloors;
@@ -115,7 +117,10 @@ public final class RouterRuntime implements AutoCloseable {
     /** As {@link #start(RouterConfig)}, publishing events to {@code events} instead of the event hub. */
     public static RouterRuntime start(RouterConfig config, EventSink events) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)).build();
+        // One event loop per acceptor: the upstream tiers keep a pool per loop (LoopLocalClients) and
+        // share their connection limit between the loops, so no loop sits idle holding a share.
+        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)
+                .setEventLoopPoolSize(config.dataPlane().effectiveInstances())).build();
         List<AutoCloseable> started = new ArrayList<>();
         try {
             if (!vertx.isNativeTransportEnabled()) {
@@ -153,7 +158,7 @@ public final class RouterRuntime implements AutoCloseable {
             }
             DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
             TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), thresholds.store(),
-                    wiring.verdicts(), wiring.reads(), metrics);
+                    thresholds.snapshot(), wiring.verdicts(), wiring.reads(), metrics);
             Map<Tier, Tier> fallbacks = new EnumMap<>(Tier.class);
             config.tiers().forEach((tier, tierConfig) -> tierConfig.fallback().ifPresent(f -> fallbacks.put(tier, f)));
             DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
@@ -189,7 +194,8 @@ public final class RouterRuntime implements AutoCloseable {
      */
     static ModeWiring wiring(RouterConfig config, EventSink events, MeterRegistry registry, Vertx vertx) {
         Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
-                Set.of(config.dataPlane().port()));
+                Set.of(config.dataPlane().port()), config.metrics().kernelTiming());
+        ProductionMetrics metrics = ProductionMetrics.start(config.metrics(), registry, kernel);
         if (kernel.isEmpty()) {
             String reason = config.kernel().mode() == KernelConfig.Mode.USER
                     ? "kernel.mode is user" : "the eBPF data path could not load (see the log)";
@@ -197,37 +203,39 @@ public final class RouterRuntime implements AutoCloseable {
             ControlPorts control = ControlPorts.userSpace(new InMemoryThresholdStore(config.scoring().thresholds()),
                     prefixFloors, reason);
             TenantFloors floors = client -> prefixFloors.floorFor(ByteBuffer.wrap(client.getAddress()).getInt());
-            return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, LatencyRecorder.NONE, () -> { });
+            return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, metrics.tenantSeries(), metrics);
         }
         KernelDataPath path = kernel.get();
-        Optional<Boolean> statsWereOn = enableBpfStats();
+        Optional<AutoCloseable> stats = enableBpfStats();
         AutoCloseable reporting = AdaptiveReporting.start(path, events, registry);
         // Every connection's floor comes from the pinned map (a copy in memory), not only the SYN mark.
         PinnedTenantFloors floors = new PinnedTenantFloors(vertx, new KernelPrefixFloors(path.tenantPolicy()));
         AutoCloseable release = () -> {
             closeQuietly(floors);
+            closeQuietly(metrics);
             closeQuietly(reporting);
             path.close();
-            statsWereOn.ifPresent(KernelDataPath::setStatsEnabled);
+            stats.ifPresent(RouterRuntime::closeQuietly);
         };
         ControlPorts control = new ControlPorts(path.thresholds(), path.thresholdsFromConfig(),
-                new PrefixTenantPolicies(floors), path.adaptive(), new KernelDataPathControl(path));
-        return new ModeWiring(control, path.verdicts(), floors, ReadCost.SYSCALL, path.latencyRing().recorder(),
-                release);
+                new PrefixTenantPolicies(floors), path.adaptive(),
+                new KernelDataPathControl(path, new ReloadObjects(config.kernel().reloadDir())));
+        return new ModeWiring(control, metrics.timed(path.verdicts()), floors, ReadCost.SYSCALL,
+                path.latencyRing().recorder().andThen(metrics.tenantSeries()), release);
     }
 
     /**
-     * Program run-time metrics need kernel.bpf_stats_enabled; without it (e.g. a read-only
-     * /proc/sys) the router still runs, only the eBPF run-time metrics stay at zero.
+     * Program run-time metrics need BPF run-time stats, on while the returned fd is open (the kernel
+     * turns them off when the process ends, crash included); without them the router still runs,
+     * only the eBPF run-time metrics stay at zero.
      *
-     * @return the previous setting, to restore on close; empty when it could not be changed
+     * @return the handle to close at shutdown; empty when stats could not be enabled
      */
-    private static Optional<Boolean> enableBpfStats() {
+    private static Optional<AutoCloseable> enableBpfStats() {
         try {
-            return Optional.of(KernelDataPath.setStatsEnabled(true));
+            return Optional.of(KernelDataPath.enableStats());
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "eBPF run-time metrics are off: cannot set kernel.bpf_stats_enabled ({0})",
-                    e.getMessage());
+            LOG.log(Level.WARNING, "eBPF run-time metrics are off: BPF_ENABLE_STATS failed ({0})", e.getMessage());
             return Optional.empty();
         }
     }

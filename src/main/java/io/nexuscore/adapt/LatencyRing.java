@@ -81,9 +81,9 @@ public final class LatencyRing implements AutoCloseable {
     }
 
     /** Events handed to the kernel. */
-    /** The data plane's latency hook: one sample per completed request. It carries no tenant: tenant_id 0 ("unknown"). */
+    /** The data plane's latency hook: one sample per completed request, tenant_id = {@link #tenantId} of its tenant. */
     public LatencyRecorder recorder() {
-        return (tier, latencyNanos) -> write(tier, latencyNanos, 0);
+        return (tier, misroute, tenant, latencyNanos) -> write(tier, latencyNanos, tenantId(tenant));
     }
 
     public long written() {

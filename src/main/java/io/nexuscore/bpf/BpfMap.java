@@ -36,19 +36,38 @@ public final class BpfMap implements AutoCloseable {
         return new BpfMap(name, fd, keySize, valueSize);
     }
 
+    /** Takes ownership of {@code fd} (closed by {@link #close}). */
+    static BpfMap ownFd(String name, int fd, int keySize, int valueSize) {
+        return new BpfMap(name, fd, keySize, valueSize);
+    }
+
     /** What the kernel says about the map (struct bpf_map_info, uapi/linux/bpf.h). */
-    record Info(int type, int id, int keySize, int valueSize, int maxEntries, int flags) {
+    record Info(int type, int id, int keySize, int valueSize, int maxEntries, int flags, String name) {
     }
 
     Info info() {
         Pointer info = Memory.allocateDirect(LibBpf.runtime(), MAP_INFO_SIZE, true);
         jnr.ffi.byref.IntByReference length = new jnr.ffi.byref.IntByReference(MAP_INFO_SIZE);
         Native.check(LibBpf.get().bpf_obj_get_info_by_fd(fd, info, length), "bpf_obj_get_info_by_fd", name);
-        return new Info(info.getInt(0), info.getInt(4), info.getInt(8), info.getInt(12), info.getInt(16), info.getInt(20));
+        byte[] rawName = new byte[16];
+        info.get(MAP_INFO_NAME, rawName, 0, rawName.length);
+        int end = 0;
+        while (end < rawName.length && rawName[end] != 0) {
+            end++;
+        }
+        return new Info(info.getInt(0), info.getInt(4), info.getInt(8), info.getInt(12), info.getInt(16), info.getInt(20),
+                new String(rawName, 0, end, java.nio.charset.StandardCharsets.US_ASCII));
     }
 
     /** sizeof(struct bpf_map_info) on 6.x kernels; a larger buffer is fine, the kernel fills what it knows. */
     private static final int MAP_INFO_SIZE = 96;
+    /** bpf_map_info.name, char[16] (BPF_OBJ_NAME_LEN). */
+    private static final int MAP_INFO_NAME = 24;
+
+    /** What a lookup of a per-CPU map returns for a value of {@code valueSize} (see {@link #perCpu}). */
+    public static int perCpuSize(int valueSize) {
+        return perCpu(valueSize);
+    }
 
     /** Per-CPU maps hand back ncpu slots, each value rounded up to 8 bytes. */
     static int perCpu(int valueSize) {

@@ -54,7 +54,7 @@ final class BpfObject implements AutoCloseable {
                 "bpf_map__initial_value", name + ":" + section);
         if (size.longValue() != contents.length) {
             throw new IllegalStateException(name + ": " + section + " is " + size.longValue()
-                    + " bytes but struct load_settings is " + contents.length
+                    + " bytes but the Java side writes " + contents.length
                     + ": the object and the Java mirror disagree");
         }
         data.put(0, contents, 0, contents.length);
@@ -73,6 +73,28 @@ final class BpfObject implements AutoCloseable {
 
     String name() {
         return name;
+    }
+
+    /** The names of the object's programs (known after open, before load). */
+    java.util.Set<String> programNames() {
+        LibBpf lib = LibBpf.get();
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (Pointer prog = lib.bpf_object__next_program(obj, null); prog != null && prog.address() != 0;
+                prog = lib.bpf_object__next_program(obj, prog)) {
+            names.add(lib.bpf_program__name(prog));
+        }
+        return names;
+    }
+
+    Pointer pointer() {
+        return obj;
+    }
+
+    /** The fd libbpf holds for map {@code mapName} (valid until {@link #close}). */
+    int mapFd(String mapName) {
+        Pointer map = Native.check(LibBpf.get().bpf_object__find_map_by_name(obj, mapName),
+                "bpf_object__find_map_by_name", name + ":" + mapName);
+        return Native.check(LibBpf.get().bpf_map__fd(map), "bpf_map__fd", name + ":" + mapName);
     }
 
     @Override

@@ -10,6 +10,9 @@ public final class BpfProgram {
     /** struct bpf_prog_info offsets (uapi/linux/bpf.h). */
     private static final int INFO_SIZE = 256;
     private static final int INFO_ID = 4;
+    private static final int INFO_NR_MAP_IDS = 52;
+    private static final int INFO_MAP_IDS = 56;
+    private static final int MAX_MAPS = 64;
     private static final int INFO_RUN_TIME_NS = 192;
     private static final int INFO_RUN_CNT = 200;
 
@@ -38,6 +41,33 @@ public final class BpfProgram {
     public ProgramStats stats() {
         Pointer info = info();
         return new ProgramStats(name, info.getInt(INFO_ID), info.getLong(INFO_RUN_TIME_NS), info.getLong(INFO_RUN_CNT));
+    }
+
+    /**
+     * A map this program uses, found by name among the program's map ids (the kernel cuts names at
+     * 15 characters): for maps that are not pinned. The caller closes it.
+     *
+     * @param valueSize per CPU for per-CPU maps, see {@link BpfMap#perCpu}
+     */
+    public BpfMap usedMap(String mapName, int keySize, int valueSize) {
+        Pointer ids = Memory.allocateDirect(LibBpf.runtime(), MAX_MAPS * 4, true);
+        Pointer info = Memory.allocateDirect(LibBpf.runtime(), INFO_SIZE, true);
+        info.putInt(INFO_NR_MAP_IDS, MAX_MAPS);
+        info.putLong(INFO_MAP_IDS, ids.address());
+        IntByReference length = new IntByReference(INFO_SIZE);
+        Native.check(LibBpf.get().bpf_obj_get_info_by_fd(fd, info, length), "bpf_obj_get_info_by_fd", name);
+        String kernelName = mapName.length() > 15 ? mapName.substring(0, 15) : mapName;
+        int count = Math.min(info.getInt(INFO_NR_MAP_IDS), MAX_MAPS);
+        for (int i = 0; i < count; i++) {
+            int mapFd = Native.check(LibBpf.get().bpf_map_get_fd_by_id(ids.getInt(i * 4L)), "bpf_map_get_fd_by_id",
+                    name + ":" + mapName);
+            BpfMap map = BpfMap.ownFd(mapName, mapFd, keySize, valueSize);
+            if (map.info().name().equals(kernelName)) {
+                return map;
+            }
+            map.close();
+        }
+        throw new BpfException("bpf_obj_get_info_by_fd", name + ": no map " + mapName, Errno.ENOENT);
     }
 
     private Pointer info() {

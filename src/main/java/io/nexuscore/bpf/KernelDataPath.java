@@ -68,14 +68,16 @@ public final class KernelDataPath implements AutoCloseable {
     public static final String TC_MARK_PROGRAM = "nexus_tc_mark";
     /** SEC("syscall") program that arms the adaptive loop's bpf_timer (run, never attached). */
     public static final String ADAPT_ARM_PROGRAM = "nexus_adapt_arm";
+    /** The section of the const volatile switch nexus_observe (nexus_timing.bpf.h), a __u32. */
+    static final String OBSERVE_SECTION = ".rodata.observe";
     /** Pinned maps (file names under the pin directory). */
     public static final List<String> PINNED_MAPS =
             List.of("routing_decisions", "routing_decisions6", "verdict_slots", "verdict_slots6", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain",
                     "latency_ringbuf", "recalibration_events", "adaptive_settings", "adaptive_stats", "adaptive_timer");
 
     /** Slots of tc_chain (TC_SLOT_* in nexus_shared.h). */
-    private static final int TC_SLOT_POLICY = 1;
-    private static final int TC_SLOT_MARK = 2;
+    static final int TC_SLOT_POLICY = 1;
+    static final int TC_SLOT_MARK = 2;
     /** CAP_NET_ADMIN, CAP_SYS_ADMIN, CAP_BPF bit numbers (linux/capability.h). */
     private static final int CAP_NET_ADMIN = 12;
     private static final int CAP_SYS_ADMIN = 21;
@@ -85,6 +87,8 @@ public final class KernelDataPath implements AutoCloseable {
     private final ScoringConfig scoring;
     private final Set<Integer> ports;
     private final KernelConfig.XdpMode xdpMode;
+    /** In-kernel run-time histograms and tail-call depth on (the .rodata.observe switch). */
+    private final boolean observe;
 
     private final BpfMap routingDecisionsMap;
     private final BpfMap routingDecisions6Map;
@@ -110,7 +114,8 @@ public final class KernelDataPath implements AutoCloseable {
     private final List<TcAttachment> tcAttachments = new ArrayList<>();
     private BpfObject object;
     private Programs programs;
-    private String previousFwmarkAccept;
+    /** net.ipv4.tcp_fwmark_accept=1 while attached, counted across routers (restored by the last). */
+    private SharedSysctl fwmarkAccept;
     private boolean closed;
 
     /** The four programs of one loaded object. */
@@ -126,7 +131,8 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     private KernelDataPath(Path pinDir, ScoringConfig scoring, Set<Integer> ports, KernelConfig.XdpMode xdpMode,
-                           BpfObject object) {
+                           BpfObject object, boolean observe) {
+        this.observe = observe;
         this.pinDir = pinDir;
         this.scoring = scoring;
         this.ports = Set.copyOf(ports);
@@ -154,7 +160,7 @@ public final class KernelDataPath implements AutoCloseable {
         this.latencyRing = LatencyRing.openPinned(pinDir);
         this.routingDecisions = new RoutingDecisionsMap(routingDecisionsMap, routingDecisions6Map);
         this.verdicts = new KernelVerdicts(verdictSlots, verdictSlots6, routingDecisions);
-        this.thresholds = new ScoreThresholdsMap(scoreThresholdsMap);
+        this.thresholds = ScoreThresholdsMap.map(scoreThresholdsMap);
         this.tierCounters = new TierCountersMap(tierCountersMap);
         this.tenantPolicy = new TenantPolicyMap(tenantPolicyMap);
     }
@@ -166,12 +172,21 @@ public final class KernelDataPath implements AutoCloseable {
      * @return the loaded data path, or empty for user-space mode
      */
     public static Optional<KernelDataPath> open(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
+        return open(config, scoring, ports, false);
+    }
+
+    /**
+     * As {@link #open(KernelConfig, ScoringConfig, Set)}; {@code observe} switches on the in-kernel
+     * run-time histograms and tail-call depth (nexus_timing.bpf.h) for this load and its reloads.
+     */
+    public static Optional<KernelDataPath> open(KernelConfig config, ScoringConfig scoring, Set<Integer> ports,
+                                                boolean observe) {
         switch (config.mode()) {
             case USER:
                 LOG.info("user-space mode: kernel.mode is 'user'; the Java scorer classifies every request");
                 return Optional.empty();
             case KERNEL:
-                return Optional.of(load(config, scoring, ports));
+                return Optional.of(load(config, scoring, ports, observe));
             default:
                 Optional<String> missing = missingPrivilege();
                 if (missing.isPresent()) {
@@ -179,7 +194,7 @@ public final class KernelDataPath implements AutoCloseable {
                     return Optional.empty();
                 }
                 try {
-                    return Optional.of(load(config, scoring, ports));
+                    return Optional.of(load(config, scoring, ports, observe));
                 } catch (RuntimeException | LinkageError e) { // LinkageError: libbpf.so.1 is not installed
                     LOG.log(Level.WARNING, "user-space mode: the eBPF data path did not load ("
                             + (e instanceof BpfException ? e.getMessage() : e.toString()) + "); the Java scorer classifies every request");
@@ -194,8 +209,13 @@ public final class KernelDataPath implements AutoCloseable {
      * and sets net.ipv4.tcp_fwmark_accept=1 (restored by {@link #close}).
      */
     public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
+        return load(config, scoring, ports, false);
+    }
+
+    /** As {@link #load(KernelConfig, ScoringConfig, Set)}, with the in-kernel observation on or off. */
+    public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports, boolean observe) {
         boolean freshDir = !Files.isDirectory(config.pinDir());
-        KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode());
+        KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode(), observe);
         try {
             path.attach(config.interfaces());
         } catch (RuntimeException e) {
@@ -221,14 +241,20 @@ public final class KernelDataPath implements AutoCloseable {
      */
     public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
                                                       KernelConfig.XdpMode xdpMode) {
+        return loadWithoutAttaching(pinDir, scoring, ports, xdpMode, false);
+    }
+
+    /** As above; {@code observe}: the in-kernel run-time histograms and tail-call depth (nexus_timing.bpf.h). */
+    public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
+                                                      KernelConfig.XdpMode xdpMode, boolean observe) {
         BpfFs.ensureMounted();
         boolean freshDir = !Files.isDirectory(pinDir);
         BpfFs.createDirectories(pinDir);
         KernelDataPath path = null;
         try {
-            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports);
+            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports, observe, Optional.empty());
             try {
-                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object);
+                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object, observe);
             } catch (RuntimeException e) {
                 object.close();
                 throw e;
@@ -321,11 +347,15 @@ public final class KernelDataPath implements AutoCloseable {
         return programs.all().stream().map(BpfProgram::stats).toList();
     }
 
-    /** Sets kernel.bpf_stats_enabled (system-wide; costs a few ns per program run); returns the old value. */
-    public static boolean setStatsEnabled(boolean enabled) {
-        boolean old = !Sysctl.BPF_STATS_ENABLED.read().equals("0");
-        Sysctl.BPF_STATS_ENABLED.write(enabled ? "1" : "0");
-        return old;
+    /**
+     * Turns on program run-time stats with BPF_ENABLE_STATS: they stay on while the returned handle is
+     * open, and the kernel turns them off when it closes, however this process ends (unlike the
+     * kernel.bpf_stats_enabled sysctl, which a crash would leave on). Costs a few ns per program run.
+     */
+    public static AutoCloseable enableStats() {
+        int fd = Native.check(LibBpf.get().bpf_enable_stats(LibBpf.BPF_STATS_RUN_TIME), "bpf_enable_stats",
+                "BPF_STATS_RUN_TIME");
+        return () -> LibC.get().close(fd);
     }
 
     /**
@@ -335,7 +365,7 @@ public final class KernelDataPath implements AutoCloseable {
      */
     public synchronized ReloadResult reload(Optional<Path> objectFile) {
         requireOpen();
-        BpfObject next = loadObject(objectFile, pinDir, scoring, ports);
+        BpfObject next = loadObject(objectFile, pinDir, scoring, ports, observe, Optional.of(object.programNames()));
         Programs old = programs;
         Programs fresh;
         int done = 0;
@@ -404,11 +434,12 @@ public final class KernelDataPath implements AutoCloseable {
         }
         xdpAttachments.clear();
         tcAttachments.clear();
-        if (previousFwmarkAccept != null) {
-            run(failures, () -> Sysctl.TCP_FWMARK_ACCEPT.write(previousFwmarkAccept));
+        if (fwmarkAccept != null) {
+            run(failures, fwmarkAccept::release);
         }
         run(failures, latencyRing::close);
         run(failures, verdictSlots::close);
+        run(failures, thresholds::close);
         run(failures, verdictSlots6::close);
         run(failures, object::close);
         for (BpfMap map : List.of(routingDecisionsMap, routingDecisions6Map, verdictSlotsMap, verdictSlots6Map, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap,
@@ -428,6 +459,10 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     public static void removePins(Path pinDir) {
+        if (Files.isDirectory(pinDir)) {
+            // A router that died attached left its sysctl reference here: drop it (the last one restores).
+            new SharedSysctl(Sysctl.TCP_FWMARK_ACCEPT, "1", pinDir).release();
+        }
         try {
             for (String name : PINNED_MAPS) {
                 Files.deleteIfExists(pinDir.resolve(name));
@@ -459,8 +494,8 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     private void attach(List<String> interfaces) {
-        previousFwmarkAccept = Sysctl.TCP_FWMARK_ACCEPT.read();
-        Sysctl.TCP_FWMARK_ACCEPT.write("1");
+        fwmarkAccept = new SharedSysctl(Sysctl.TCP_FWMARK_ACCEPT, "1", pinDir);
+        fwmarkAccept.acquire();
         for (String name : interfaces) {
             NetInterface netInterface = NetInterface.byName(name);
             xdpAttachments.add(XdpAttachment.attach(netInterface, programs.xdp(), xdpMode));
@@ -487,12 +522,19 @@ public final class KernelDataPath implements AutoCloseable {
         return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(value).array();
     }
 
-    private static BpfObject loadObject(Optional<Path> objectFile, Path pinDir, ScoringConfig scoring, Set<Integer> ports) {
+    /** @param programs the program set a reload must have (the running object's), checked before the load */
+    private static BpfObject loadObject(Optional<Path> objectFile, Path pinDir, ScoringConfig scoring, Set<Integer> ports,
+                                        boolean observe, Optional<Set<String>> programs) {
         Path file = objectFile.orElseGet(KernelDataPath::extractObject);
         BpfObject object = BpfObject.open(file);
         try {
+            if (programs.isPresent() && !object.programNames().equals(programs.get())) {
+                throw new ForbiddenObject("program-set", "the object's programs " + object.programNames()
+                        + " are not the running object's " + programs.get());
+            }
             object.pinMapsUnder(pinDir);
             object.writeRodata(".rodata", SharedStructs.loadSettings(scoring.weights(), ports));
+            object.writeRodata(OBSERVE_SECTION, new byte[] {(byte) (observe ? 1 : 0), 0, 0, 0});
             object.load();
             return object;
         } catch (RuntimeException e) {

@@ -7,8 +7,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** {@link DataPathControl} over the loaded kernel data path. */
-public record KernelDataPathControl(KernelDataPath kernel) implements DataPathControl {
+/**
+ * {@link DataPathControl} over the loaded kernel data path.
+ *
+ * @param reloadObjects which files a reload may load ({@link ReloadObjects}); read before the loader's lock
+ */
+public record KernelDataPathControl(KernelDataPath kernel, ReloadObjects reloadObjects) implements DataPathControl {
+
+    /** Reloads only the object in the jar. */
+    public KernelDataPathControl(KernelDataPath kernel) {
+        this(kernel, new ReloadObjects(Optional.empty()));
+    }
 
     @Override
     public String mode() {
@@ -39,6 +48,18 @@ public record KernelDataPathControl(KernelDataPath kernel) implements DataPathCo
 
     @Override
     public ReloadResult reload(Optional<Path> object) {
-        return kernel.reload(object);
+        if (object.isEmpty()) {
+            return kernel.reload(Optional.empty());
+        }
+        Path copy = reloadObjects.privateCopy(object.get()); // no lock held: a slow file blocks nobody
+        try {
+            return kernel.reload(Optional.of(copy));
+        } finally {
+            try {
+                java.nio.file.Files.deleteIfExists(copy);
+            } catch (java.io.IOException ignored) {
+                // a temporary file; the reload's outcome is what matters
+            }
+        }
     }
 }

@@ -48,6 +48,16 @@ public final class KernelVerdicts implements VerdictSource {
         return VerdictSlots.isVerdict(word) ? Optional.of(SharedStructs.decodeRoutingDecision(word).verdict()) : Optional.empty();
     }
 
+    /** Plain loads from the mmap'ed slot, so the data plane decides on its event loop; counted as a slot hit. */
+    @Override
+    public Optional<KernelVerdict> lookupInMemory(FourTuple connection) {
+        Optional<KernelVerdict> verdict = fromSlot(connection);
+        if (verdict.isPresent()) {
+            slotHits.increment();
+        }
+        return verdict;
+    }
+
     /** The syscall path alone (routing_decisions / routing_decisions6). */
     public Optional<KernelVerdict> fromMap(FourTuple connection) {
         return map.lookup(connection);

@@ -42,7 +42,16 @@ public interface LibBpf {
 
     Pointer bpf_object__next_map(Pointer obj, Pointer prev);
 
+    Pointer bpf_object__next_program(Pointer obj, Pointer prev);
+
+    String bpf_program__name(Pointer prog);
+
     int bpf_program__fd(Pointer prog);
+
+    /** Attaches by the program's SEC() (tracepoints, tp_btf, kprobes); NULL + errno on failure. */
+    Pointer bpf_program__attach(Pointer prog);
+
+    int bpf_link__destroy(Pointer link);
 
     int bpf_map__fd(Pointer map);
 
@@ -83,6 +92,13 @@ public interface LibBpf {
     int bpf_map_get_next_key(int fd, @In byte[] key, @Out byte[] nextKey);
 
     int bpf_obj_get(String path);
+
+    /** BPF_ENABLE_STATS: run-time stats on while the returned fd is open (closed at exit, crash included). */
+    int bpf_enable_stats(int type);
+
+    int BPF_STATS_RUN_TIME = 0;
+
+    int bpf_map_get_fd_by_id(int id);
 
     int bpf_obj_get_info_by_fd(int fd, Pointer info, IntByReference infoLength);
 

@@ -16,6 +16,7 @@ public interface LibC {
     int SOL_SOCKET = 1;
     int SO_MARK = 36;
     int PROT_READ = 1;
+    int PROT_WRITE = 2;
     int MAP_SHARED = 0x01;
     int MAP_PRIVATE = 0x02;
     int MAP_FIXED = 0x10;
@@ -27,6 +28,18 @@ public interface LibC {
 
     int close(int fd);
 
+    int O_RDONLY = 0;
+    int O_NONBLOCK = 0x800;
+    int O_NOFOLLOW = 0x20000;
+    int O_CLOEXEC = 0x80000;
+    int ELOOP = 40;
+
+    int open(String path, int flags);
+
+    @jnr.ffi.types.ssize_t long read(int fd, @Out byte[] buffer, @size_t long count);
+
+    int dup(int fd);
+
     int mount(String source, String target, String fsType, long flags, Pointer data);
 
     int vsnprintf(Pointer buffer, long size, Pointer format, Pointer args);
@@ -36,6 +49,10 @@ public interface LibC {
     int setsockopt(int fd, int level, int name, @In byte[] value, int length);
 
     Pointer mmap(Pointer address, @size_t long length, int prot, int flags, int fd, @size_t long offset);
+
+    int munmap(Pointer address, @size_t long length);
+
+    int mprotect(Pointer address, @size_t long length, int prot);
 
     static LibC get() {
         return Holder.LIB;

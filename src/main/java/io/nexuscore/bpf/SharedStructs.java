@@ -6,7 +6,7 @@ import io.nexuscore.adapt.Recalibration;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.KernelVerdict;
 import io.nexuscore.classify.ScoreWeights;
-import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Tier;
 import java.net.Inet4Address;
 import java.net.InetAddress;
@@ -33,7 +33,7 @@ public final class SharedStructs {
     public static final StructLayout VERDICT_SLOT6 = StructLayout.of("verdict_slot6", 48,
             "seq", 0, "key", 4, "verdict", 40);
     public static final StructLayout SCORE_THRESHOLDS = StructLayout.of("score_thresholds", 8,
-            "nano_max", 0, "small_max", 4);
+            "nano_max", 0, "small_max", 1, "writer", 2, "version", 4);
     public static final StructLayout TENANT_KEY = StructLayout.of("tenant_key", 8,
             "prefixlen", 0, "addr", 4);
     public static final StructLayout TENANT_FLOOR = StructLayout.of("tenant_floor", 4,
@@ -119,14 +119,15 @@ public final class SharedStructs {
         return decodeRoutingDecision(ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN).getLong(0));
     }
 
-    static byte[] scoreThresholds(Thresholds t) {
-        return ByteBuffer.allocate(SCORE_THRESHOLDS.size()).order(ByteOrder.LITTLE_ENDIAN)
-                .putInt(t.nanoMax()).putInt(t.smallMax()).array();
+    /** score_thresholds as one little-endian 64-bit word, as the CAS writers (kernel and mmap) see it. */
+    public static long scoreThresholds(ThresholdState t) {
+        return (t.nanoMax() & 0xffL) | (t.smallMax() & 0xffL) << 8 | (t.writer() & 0xffffL) << 16
+                | (t.version() & 0xffff_ffffL) << 32;
     }
 
-    static Thresholds decodeScoreThresholds(byte[] value) {
-        ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
-        return new Thresholds(b.getInt(0), b.getInt(4));
+    public static ThresholdState decodeScoreThresholds(long word) {
+        return new ThresholdState((int) word & 0xff, (int) (word >>> 8) & 0xff, (int) (word >>> 16) & 0xffff,
+                word >>> 32);
     }
 
     public static byte[] tenantKey(Inet4Address prefix, int prefixLength) {
@@ -192,7 +193,7 @@ public final class SharedStructs {
                 b.getInt(ADAPTIVE_STATS.offset("good_periods")));
     }
 
-    /** The return value of the kernel's last bpf_map_update_elem(score_thresholds, BPF_EXIST), 0 = success. */
+    /** The result of the kernel's last compare-and-set of score_thresholds: 0 = success, -EAGAIN = another writer won. */
     public static long lastUpdateResult(byte[] adaptiveStats) {
         return ByteBuffer.wrap(adaptiveStats).order(ByteOrder.LITTLE_ENDIAN).getLong(24);
     }

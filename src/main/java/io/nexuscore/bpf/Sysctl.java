@@ -5,14 +5,18 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Reads and writes /proc/sys settings such as net.ipv4.tcp_fwmark_accept (of this network namespace). */
-record Sysctl(String name) {
+/**
+ * Reads and writes /proc/sys settings such as net.ipv4.tcp_fwmark_accept (of this network namespace).
+ *
+ * @param root /proc/sys; a test directory in tests that must not change the host
+ */
+record Sysctl(String name, Path root) {
 
-    static final Sysctl TCP_FWMARK_ACCEPT = new Sysctl("net.ipv4.tcp_fwmark_accept");
-    static final Sysctl BPF_STATS_ENABLED = new Sysctl("kernel.bpf_stats_enabled");
+    static final Path PROC_SYS = Path.of("/proc/sys");
+    static final Sysctl TCP_FWMARK_ACCEPT = new Sysctl("net.ipv4.tcp_fwmark_accept", PROC_SYS);
 
     Path path() {
-        return Path.of("/proc/sys", name.replace('.', '/'));
+        return root.resolve(name.replace('.', '/'));
     }
 
     String read() {

@@ -4,8 +4,9 @@ import jnr.ffi.Pointer;
 
 /**
  * The TC classify program as a clsact ingress filter on one interface, at a fixed handle and
- * priority so that {@link #replace} (BPF_TC_F_REPLACE) swaps it atomically. The clsact qdisc is
- * removed on detach only when this attachment created it.
+ * priority so that {@link #replace} (BPF_TC_F_REPLACE) swaps it atomically. Detach deletes that one
+ * filter (by handle and priority: never the other filters at the same priority), and the clsact
+ * qdisc only when this attachment created it and no filter of anyone else is left on it.
  */
 final class TcAttachment {
 
@@ -68,12 +69,36 @@ final class TcAttachment {
     }
 
     private void destroyQdiscIfOurs() {
-        if (createdQdisc) {
+        if (createdQdisc && clsactEmpty(netInterface.name())) {
             int rc = LibBpf.get().bpf_tc_hook_destroy(hook(netInterface, BPF_TC_INGRESS | BPF_TC_EGRESS));
             if (rc != -Errno.ENOENT && rc != -Errno.EINVAL) {
                 Native.check(rc, "bpf_tc_hook_destroy", netInterface.name());
             }
         }
+    }
+
+    /**
+     * True when no filter is left on the interface's clsact ingress and egress. libbpf cannot list
+     * filters, so this asks tc (iproute2); when tc cannot tell, the qdisc stays: leaving an empty
+     * clsact is harmless, deleting someone's filters with it is not.
+     */
+    static boolean clsactEmpty(String device) {
+        for (String direction : new String[] {"ingress", "egress"}) {
+            try {
+                Process p = new ProcessBuilder("tc", "filter", "show", "dev", device, direction)
+                        .redirectErrorStream(true).start();
+                String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0 || !out.isBlank()) {
+                    return false;
+                }
+            } catch (java.io.IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 
     private static Pointer hook(NetInterface netInterface, int attachPoint) {

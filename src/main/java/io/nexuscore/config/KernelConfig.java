@@ -3,6 +3,7 @@ package io.nexuscore.config;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -13,8 +14,10 @@ import java.util.Set;
  * @param pinDir        bpffs directory holding every pinned map and the tail-call program array
  * @param interfaces    interfaces the XDP and TC programs attach to
  * @param xdpMode       generic (works everywhere, lo included) or native (driver support needed)
+ * @param reloadDir     the root-owned directory POST /classifier/reload may load objects from; empty:
+ *                      only the object in the jar reloads
  */
-public record KernelConfig(Mode mode, Path pinDir, List<String> interfaces, XdpMode xdpMode) {
+public record KernelConfig(Mode mode, Path pinDir, List<String> interfaces, XdpMode xdpMode, Optional<Path> reloadDir) {
 
     public enum Mode { AUTO, KERNEL, USER }
 
@@ -28,19 +31,27 @@ public record KernelConfig(Mode mode, Path pinDir, List<String> interfaces, XdpM
             throw new ConfigException("kernel.interfaces must name at least one interface");
         }
         interfaces = List.copyOf(interfaces);
+        if (reloadDir.isPresent() && !reloadDir.get().isAbsolute()) {
+            throw new ConfigException("kernel.reloadDir must be an absolute path, got " + reloadDir.get());
+        }
+    }
+
+    public KernelConfig(Mode mode, Path pinDir, List<String> interfaces, XdpMode xdpMode) {
+        this(mode, pinDir, interfaces, xdpMode, Optional.empty());
     }
 
     static KernelConfig from(Json json) {
-        json.allowOnly(Set.of("mode", "pinDir", "interfaces", "xdpMode"));
+        json.allowOnly(Set.of("mode", "pinDir", "interfaces", "xdpMode", "reloadDir"));
         return new KernelConfig(
                 parse(Mode.class, json, "mode", "auto"),
                 Path.of(json.string("pinDir", "/sys/fs/bpf/nexuscore")),
                 json.strings("interfaces", List.of("lo")),
-                parse(XdpMode.class, json, "xdpMode", "generic"));
+                parse(XdpMode.class, json, "xdpMode", "generic"),
+                Optional.ofNullable(json.string("reloadDir", null)).map(Path::of));
     }
 
     public KernelConfig withPinDir(Path dir) {
-        return new KernelConfig(mode, dir, interfaces, xdpMode);
+        return new KernelConfig(mode, dir, interfaces, xdpMode, reloadDir);
     }
 
     static <E extends Enum<E>> E parse(Class<E> type, Json json, String field, String fallback) {

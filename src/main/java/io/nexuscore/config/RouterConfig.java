@@ -20,7 +20,8 @@ public record RouterConfig(
         ControlConfig control,
         KernelConfig kernel,
         ScoringConfig scoring,
-        Map<Tier, TierConfig> tiers) {
+        Map<Tier, TierConfig> tiers,
+        MetricsConfig metrics) {
 
     /** The embedded default configuration, a classpath resource. */
     public static final String DEFAULT_RESOURCE = "nexuscore.json";
@@ -51,7 +52,7 @@ public record RouterConfig(
 
     public static RouterConfig fromJson(JsonObject json) {
         Json root = new Json(json, "");
-        root.allowOnly(Set.of("dataPlane", "control", "kernel", "scoring", "tiers"));
+        root.allowOnly(Set.of("dataPlane", "control", "kernel", "scoring", "tiers", "metrics"));
         Json tierSection = root.section("tiers");
         tierSection.allowOnly(Set.of("nano", "small", "large"));
         Map<Tier, TierConfig> tiers = new EnumMap<>(Tier.class);
@@ -63,7 +64,8 @@ public record RouterConfig(
                 ControlConfig.from(root.section("control")),
                 KernelConfig.from(root.section("kernel")),
                 ScoringConfig.from(root.section("scoring")),
-                tiers);
+                tiers,
+                MetricsConfig.from(root.section("metrics")));
     }
 
     static JsonObject embeddedDefaults() {

@@ -9,7 +9,7 @@ import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import io.nexuscore.bpf.DataPathControl;
 import io.nexuscore.bpf.ProgramStats;
-import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Tier;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -37,12 +37,16 @@ final class ControlMetrics {
     private final Map<Tier, Long> tierCounters = new ConcurrentHashMap<>();
     private final Map<String, ProgramStats> programs = new ConcurrentHashMap<>();
 
-    ControlMetrics(MeterRegistry registry, Supplier<Thresholds> thresholds) {
+    /** @param thresholds the stored value, as any tool left it: a gauge reports it whether valid or not */
+    ControlMetrics(MeterRegistry registry, Supplier<ThresholdState> thresholds) {
         this.registry = registry;
         meters.add(Gauge.builder("nexus.threshold", () -> thresholds.get().nanoMax())
-                .tag("bound", "nano_max").description("Current score threshold").register(registry));
+                .tag("bound", "nano_max").description("Stored score threshold").register(registry));
         meters.add(Gauge.builder("nexus.threshold", () -> thresholds.get().smallMax())
-                .tag("bound", "small_max").description("Current score threshold").register(registry));
+                .tag("bound", "small_max").description("Stored score threshold").register(registry));
+        meters.add(Gauge.builder("nexus.thresholds.valid", () -> thresholds.get().valid() ? 1 : 0)
+                .description("1 when the stored thresholds are in order; 0 when a tool wrote them out of order "
+                        + "(classification then uses the clamped values)").register(registry));
     }
 
     /** Copies the kernel's counters and program stats; registers meters for what appears the first time. */

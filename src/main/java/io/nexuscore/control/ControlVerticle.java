@@ -2,6 +2,8 @@ package io.nexuscore.control;
 
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.adapt.AdaptiveJson;
+import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.bpf.ForbiddenObject;
 import io.nexuscore.bpf.NotInKernelMode;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.http.Problem;
@@ -11,8 +13,9 @@ import io.nexuscore.tenants.TenantPolicies;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.nexuscore.classify.LiveThresholds;
-import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.misroute.MisrouteMeters;
 import io.nexuscore.config.ControlConfig;
 import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
@@ -77,7 +80,7 @@ public final class ControlVerticle extends VerticleBase {
     private final PrometheusMeterRegistry registry;
     private final Timings timings;
     private final ThresholdKeeper keeper;
-    private final Optional<byte[]> token;
+    private ControlAuth auth;
 
     private ControlMetrics metrics;
     private Router router;
@@ -98,15 +101,17 @@ public final class ControlVerticle extends VerticleBase {
         this.events = events;
         this.registry = registry;
         this.timings = timings;
-        this.keeper = new ThresholdKeeper(ports.thresholds(), config.stateFile(), events, ports.adaptive()::lastRecalibration);
-        this.token = config.bearerToken().map(t -> t.getBytes(StandardCharsets.UTF_8));
+        this.keeper = new ThresholdKeeper(ports.thresholds(), config.stateFile(), events);
     }
 
     @Override
     public Future<?> start() {
-        router = routes();
-        return vertx.executeBlocking(() -> keeper.start(ports.thresholdsFresh()))
+        return vertx.executeBlocking(() -> {
+                    auth = ControlAuth.resolve(config, ControlVerticle::sendProblem); // may create the token file
+                    return keeper.start(ports.thresholdsFresh());
+                })
                 .compose(initial -> {
+                    router = routes();
                     metrics = new ControlMetrics(registry, keeper::lastKnown);
                     return vertx.createHttpServer(new HttpServerOptions().setHost(config.host()).setPort(config.port()))
                             .requestHandler(router)
@@ -116,7 +121,7 @@ public final class ControlVerticle extends VerticleBase {
                     server = s;
                     pollTimer = vertx.setPeriodic(timings.thresholdPoll().toMillis(), id -> pollThresholds());
                     LOG.log(Level.INFO, "control plane listening on " + config.host() + ":" + s.actualPort()
-                            + " (mode " + ports.dataPath().mode() + ", auth " + (token.isPresent() ? "bearer" : "off") + ")");
+                            + " (mode " + ports.dataPath().mode() + ", auth " + auth.describe() + ")");
                 })
                 .onFailure(e -> {
                     if (metrics != null) {
@@ -146,18 +151,20 @@ public final class ControlVerticle extends VerticleBase {
 
     private Router routes() {
         Router r = Router.router(vertx);
-        Handler<RoutingContext> auth = this::requireToken;
+        Handler<RoutingContext> token = auth::requireToken;
+        Handler<RoutingContext> tokenOffLoopback = auth::requireTokenOffLoopback;
         Handler<RoutingContext> body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
+        r.route().handler(auth::checkHostAndOrigin); // every request, /healthz and /metrics included
         r.get("/thresholds").handler(this::getThresholds);
-        r.patch("/thresholds").handler(body).handler(auth).handler(this::patchThresholds);
+        r.patch("/thresholds").handler(body).handler(token).handler(this::patchThresholds);
         r.get("/adaptive").handler(this::getAdaptive);
-        r.patch("/adaptive").handler(body).handler(auth).handler(this::patchAdaptive);
+        r.patch("/adaptive").handler(body).handler(token).handler(this::patchAdaptive);
         r.get("/tiers").handler(this::getTiers);
-        r.get("/tenants").handler(this::getTenants);
-        r.put("/tenants/:id").handler(body).handler(auth).handler(this::putTenant);
-        r.delete("/tenants/:id").handler(auth).handler(this::deleteTenant);
-        r.post("/classifier/reload").handler(body).handler(auth).handler(this::reload);
-        r.get("/events").handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
+        r.get("/tenants").handler(tokenOffLoopback).handler(this::getTenants);
+        r.put("/tenants/:id").handler(body).handler(token).handler(this::putTenant);
+        r.delete("/tenants/:id").handler(token).handler(this::deleteTenant);
+        r.post("/classifier/reload").handler(body).handler(token).handler(this::reload);
+        r.get("/events").handler(tokenOffLoopback).handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
         r.get("/metrics").handler(this::getMetrics);
         r.get("/healthz").handler(this::getHealth);
         r.route().failureHandler(this::renderFailure);
@@ -180,29 +187,6 @@ public final class ControlVerticle extends VerticleBase {
         return allowed;
     }
 
-    // --- auth -------------------------------------------------------------------------------------
-
-    private void requireToken(RoutingContext ctx) {
-        if (token.isEmpty()) {
-            ctx.next();
-            return;
-        }
-        String header = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
-        boolean bearer = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7);
-        byte[] presented = bearer ? header.substring(7).strip().getBytes(StandardCharsets.UTF_8) : new byte[0];
-        // MessageDigest.isEqual does not stop at the first differing byte: no timing oracle on the token.
-        if (bearer && MessageDigest.isEqual(presented, token.get())) {
-            ctx.next();
-            return;
-        }
-        ctx.response().putHeader("WWW-Authenticate", header == null
-                ? "Bearer realm=\"nexuscore-control\""
-                : "Bearer realm=\"nexuscore-control\", error=\"invalid_token\"");
-        sendProblem(ctx, ProblemType.UNAUTHORIZED.problem(header == null
-                ? "this endpoint requires 'Authorization: Bearer <token>'"
-                : "the bearer token is not the configured one"));
-    }
-
     // --- thresholds -------------------------------------------------------------------------------
 
     private void getThresholds(RoutingContext ctx) {
@@ -216,11 +200,30 @@ public final class ControlVerticle extends VerticleBase {
                 JsonBodies.score(patch, "nano_max"), JsonBodies.score(patch, "small_max"));
         blocking(ctx, () -> {
             try {
-                return keeper.apply(p);
+                ThresholdState written = keeper.apply(p);
+                if (p.nanoMax().isPresent()) {
+                    raiseBackCeilingFollows(p.nanoMax().getAsInt());
+                }
+                return written;
             } catch (ThresholdKeeper.OrderViolation e) {
                 throw new ProblemException(ProblemType.INVALID_VALUE, e.getMessage(), e.field);
             }
         }).onSuccess(t -> json(ctx, 200, ThresholdKeeper.toJson(t)));
+    }
+
+    /**
+     * The adaptive loop raises nano_max back up to its ceiling, the operator's value: after a PATCH of
+     * nano_max that is the new value (a loop configured to only lower, ceiling 0, stays so).
+     */
+    private void raiseBackCeilingFollows(int nanoMax) {
+        try {
+            AdaptiveSettings settings = ports.adaptive().status().settings();
+            if (settings.ceiling() != 0 && settings.ceiling() != nanoMax) {
+                ports.adaptive().configure(settings.withCeiling(nanoMax));
+            }
+        } catch (NotInKernelMode e) {
+            // user space: no loop, no ceiling
+        }
     }
 
     // --- adaptive loop ----------------------------------------------------------------------------
@@ -263,7 +266,7 @@ public final class ControlVerticle extends VerticleBase {
 
     private void getTiers(RoutingContext ctx) {
         blocking(ctx, () -> {
-            Thresholds thresholds = keeper.refresh();
+            ThresholdState thresholds = keeper.refresh();
             Map<Tier, Long> counters = ports.dataPath().tierCounters();
             Map<Tier, Map<String, Object>> poolState = pools.snapshot();
             JsonArray tiers = new JsonArray();
@@ -273,7 +276,8 @@ public final class ControlVerticle extends VerticleBase {
                         .put("tier", tier.label())
                         .put("kernel_classified", counters.get(tier))
                         .put("pool", pool == null ? null : new JsonObject(new LinkedHashMap<>(pool)))
-                        .put("latency", metrics.latency(tier)));
+                        .put("latency", metrics.latency(tier))
+                        .put("misroutes", MisrouteMeters.summary(registry, tier)));
             }
             return new JsonObject().put("mode", ports.dataPath().mode())
                     .put("thresholds", ThresholdKeeper.toJson(thresholds)).put("tiers", tiers);
@@ -363,6 +367,8 @@ public final class ControlVerticle extends VerticleBase {
                 return ports.dataPath().reload(requested);
             } catch (NotInKernelMode e) {
                 throw new ProblemException(ProblemType.NOT_IN_KERNEL_MODE, e.getMessage());
+            } catch (ForbiddenObject e) {
+                throw new ProblemException(ProblemType.FORBIDDEN_OBJECT, "rule " + e.getMessage(), "object");
             } catch (IllegalArgumentException e) {
                 throw new ProblemException(ProblemType.INVALID_VALUE, e.getMessage(), "object");
             } catch (RuntimeException e) {

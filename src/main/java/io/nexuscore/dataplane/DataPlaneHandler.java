@@ -13,6 +13,8 @@ import io.nexuscore.http.Problems;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierReply;
+import io.nexuscore.tiers.TierRequest;
+import io.nexuscore.misroute.Misroute;
 import io.nexuscore.tiers.StreamingBackend;
 import io.nexuscore.tiers.UpstreamStream;
 import io.netty.handler.codec.TooLongFrameException;
@@ -44,8 +46,9 @@ import java.util.function.Supplier;
  * The per-request pipeline, shared by every acceptor instance (it holds no per-connection state):
  * route, bound and read the body, parse, resolve the tier, dispatch, answer, account.
  *
- * Threading: everything runs on the request's event loop except the tier resolution in kernel mode
- * (a map lookup syscall), which hops to a worker pool and comes back; tier backends never block.
+ * Threading: everything runs on the request's event loop, tier resolution included when the kernel's
+ * verdict is in its mmap'ed slot; only a resolution that needs a syscall (slot miss in kernel mode)
+ * hops to a worker pool and comes back. Tier backends never block.
  */
 public final class DataPlaneHandler {
 
@@ -55,6 +58,10 @@ public final class DataPlaneHandler {
     public static final String HEADER_ROUTE_SOURCE = "X-NX-Route-Source";
     /** Set when the assigned tier could not take the request and its fallback tier served it: the assigned tier. */
     public static final String HEADER_FALLBACK_FROM = "X-NX-Fallback-From";
+    /** The tier's own count of the prompt's tokens (cl100k_base in the Wasm guests). */
+    public static final String HEADER_TOKENS = "X-NX-Tokens";
+    /** How wrong the assignment was: "none", or the kinds that apply, e.g. "strict,banded". */
+    public static final String HEADER_MISROUTE = "X-NX-Misroute";
     static final String ANONYMOUS_TENANT = "anonymous";
     /** Status recorded (never sent) when the client left before its answer was ready, as nginx logs it. */
     static final int CLIENT_CLOSED = 499;
@@ -75,6 +82,7 @@ public final class DataPlaneHandler {
     private final LatencyRecorder latencyRecorder;
     private final WorkerExecutor resolverPool;
     private final ConnectionInspector connections;
+    private final double misrouteBand;
 
     /**
      * @param resolverPool where kernel-mode resolution runs; required when {@code resolver.blocking()}
@@ -112,6 +120,7 @@ public final class DataPlaneHandler {
         this.bodyTimeoutMs = config.bodyTimeoutMs();
         this.headTimeouts = new HeadTimeouts(config.headerTimeoutMs());
         this.fallbacks = fallbacks.isEmpty() ? Map.of() : new EnumMap<>(fallbacks);
+        this.misrouteBand = config.misrouteBand();
         this.resolver = resolver;
         this.backends = new EnumMap<>(backends);
         for (Tier tier : Tier.values()) {
@@ -266,8 +275,9 @@ public final class DataPlaneHandler {
         ConnectionInfo connection = connections.current(request.connection());
         String tenant = request.getHeader(tenantHeader);
         Served served = new Served(request, endpoint, parsed, tenant == null ? ANONYMOUS_TENANT : tenant, start);
-        if (!resolver.blocking()) {
-            dispatch(served, resolver.resolve(requestLine, bodyLength, connection));
+        Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, connection);
+        if (now.isPresent()) {
+            dispatch(served, now.get());
             return;
         }
         resolverPool.executeBlocking(() -> resolver.resolve(requestLine, bodyLength, connection), false)
@@ -320,9 +330,10 @@ public final class DataPlaneHandler {
         HttpServerResponse response = served.request.response();
         TierBackend backend = backends.get(tier);
         Context context = Vertx.currentContext();
+        TierRequest work = served.parsed.work().judgedBy(resolver.policy(resolution));
         Optional<StreamingBackend> streaming = served.parsed.stream() ? backend.streaming() : Optional.empty();
         if (streaming.isPresent()) {
-            onContext(context, response, () -> streaming.get().openStream(served.parsed.work())).onComplete(ar -> {
+            onContext(context, response, () -> streaming.get().openStream(work)).onComplete(ar -> {
                 if (ar.succeeded()) {
                     passThrough(served, resolution, ar.result());
                 } else if (!fellBack(served, resolution, tier, ar.cause())) {
@@ -331,7 +342,7 @@ public final class DataPlaneHandler {
             });
             return;
         }
-        onContext(context, response, () -> backend.submit(served.parsed.work())).onComplete(ar -> {
+        onContext(context, response, () -> backend.submit(work)).onComplete(ar -> {
             if (ar.succeeded()) {
                 answer(served, resolution, ar.result(), response);
             } else if (!fellBack(served, resolution, tier, ar.cause())) {
@@ -385,22 +396,24 @@ public final class DataPlaneHandler {
 
     private void answer(Served served, Resolution resolution, TierReply reply, HttpServerResponse response) {
         Tier observed = reply.observedTier();
+        Misroute misroute = Misroute.judge(resolution.tier(), observed, reply.observedScore(), resolution.thresholds(),
+                misrouteBand);
         if (response.closed()) {
-            completed(served, resolution, observed, CLIENT_CLOSED);
+            completed(served, resolution, reply, misroute, CLIENT_CLOSED);
             return;
         }
-        if (observed != resolution.tier()) {
-            metrics.misroute(resolution.tier(), observed);
-        }
-        response.putHeader(HEADER_TIER, observed.label());
+        metrics.assessed(resolution.tier(), observed, misroute);
+        response.putHeader(HEADER_TIER, observed.label())
+                .putHeader(HEADER_TOKENS, Integer.toString(reply.promptTokens()))
+                .putHeader(HEADER_MISROUTE, misroute.label());
         if (served.parsed.stream()) {
             response.putHeader("Content-Type", "text/event-stream")
                     .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply));
         } else {
             response.putHeader("Content-Type", "application/json")
-                    .end(OpenAiResponses.render(served.endpoint, reply).toBuffer());
+                    .end(OpenAiResponses.renderBytes(served.endpoint, reply));
         }
-        completed(served, resolution, observed, 200);
+        completed(served, resolution, reply, misroute, 200);
     }
 
     /**
@@ -419,14 +432,14 @@ public final class DataPlaneHandler {
                 metrics.httpError(ProblemType.UPSTREAM.slug());
                 served.request.connection().close();
             }
-            completed(served, resolution, null, ar.succeeded() ? 200 : ProblemType.UPSTREAM.status());
+            completed(served, resolution, null, null, ar.succeeded() ? 200 : ProblemType.UPSTREAM.status());
         });
     }
 
     private void fail(Served served, Resolution resolution, Tier tier, Throwable cause) {
         Throwable failure = unwrap(cause);
         if (failure instanceof CancellationException || served.request.response().closed()) {
-            completed(served, resolution, null, CLIENT_CLOSED);
+            completed(served, resolution, null, null, CLIENT_CLOSED);
             return;
         }
         Problem problem;
@@ -437,10 +450,11 @@ public final class DataPlaneHandler {
             problem = Problems.internal("tier " + tier.label() + " failed unexpectedly");
         }
         reject(served.request, problem);
-        completed(served, resolution, null, problem.status());
+        completed(served, resolution, null, null, problem.status());
     }
 
-    private void completed(Served served, Resolution resolution, Tier observed, int status) {
+    /** @param reply the tier's answer, null when none came; {@code misroute} is null exactly then */
+    private void completed(Served served, Resolution resolution, TierReply reply, Misroute misroute, int status) {
         long latencyNanos = System.nanoTime() - served.start;
         metrics.request(resolution.tier(), status, latencyNanos);
         // A test hook's latency is made up, and a fallback's belongs to another tier: neither may
@@ -449,13 +463,13 @@ public final class DataPlaneHandler {
                 && served.fallbackFrom == null) {
             // Instant refusals (queue full, bad upstream) would drag the tier's P95 down and hide
             // its overload from the feedback loop; a deadline is a true, slow latency.
-            latencyRecorder.record(resolution.tier(), latencyNanos);
+            latencyRecorder.record(resolution.tier(), misroute, served.tenant, latencyNanos);
         }
         if (events == EventSink.DISCARD) {
             return;
         }
-        events.publish(RequestEvent.TYPE, RequestEvent.of(served.tenant, served.endpoint, resolution, observed, status,
-                latencyNanos, served.fallbackFrom));
+        events.publish(RequestEvent.TYPE, RequestEvent.of(served.tenant, served.endpoint, resolution, reply, misroute,
+                status, latencyNanos, served.fallbackFrom));
     }
 
     private void reject(HttpServerRequest request, Problem problem) {

@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.misroute.Misroute;
+import io.nexuscore.misroute.MisrouteMeters;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,14 +21,15 @@ public final class DataPlaneMetrics {
     private final Map<Tier, Timer> latency = new EnumMap<>(Tier.class);
     private final Map<RouteSource, Counter> routeSources = new EnumMap<>(RouteSource.class);
     private final Map<String, Counter> requests = new ConcurrentHashMap<>();
-    private final Map<String, Counter> misroutes = new ConcurrentHashMap<>();
     private final Map<String, Counter> fallbacks = new ConcurrentHashMap<>();
     private final Map<String, Counter> httpErrors = new ConcurrentHashMap<>();
     private final Map<String, Counter> tierFallbacks = new ConcurrentHashMap<>();
     private final Counter disagreements;
+    private final MisrouteMeters misroutes;
 
     public DataPlaneMetrics(MeterRegistry registry) {
         this.registry = registry;
+        this.misroutes = new MisrouteMeters(registry);
         for (Tier tier : Tier.values()) {
             latency.put(tier, Timer.builder("nexus_request_latency")
                     .description("Time from request arrival to the end of the response, by assigned tier")
@@ -58,12 +61,8 @@ public final class DataPlaneMetrics {
         routeSources.get(source).increment();
     }
 
-    void misroute(Tier assigned, Tier observed) {
-        misroutes.computeIfAbsent(assigned.label() + '/' + observed.label(), key -> Counter.builder("nexus_misroutes")
-                .description("Requests whose tier's own assessment differs from the assigned tier")
-                .tag("assigned", assigned.label())
-                .tag("observed", observed.label())
-                .register(registry)).increment();
+    void assessed(Tier assigned, Tier observed, Misroute misroute) {
+        misroutes.record(assigned, observed, misroute);
     }
 
     void fallback(Tier from, Tier to, String reason) {

@@ -65,7 +65,10 @@ public record InferenceRequest(TierRequest work, boolean stream) {
         }
     }
 
-    /** Chat messages flattened to one prompt: "role: content" lines, in order. */
+    /**
+     * Chat messages flattened to one prompt: their contents joined by "\n", in order. Roles are left
+     * out: the prompt is what the tier's assessment counts, the content the client wrote.
+     */
     private static String flattenMessages(JsonObject json) {
         Object value = json.getValue("messages");
         if (!(value instanceof JsonArray messages) || messages.isEmpty()) {
@@ -76,13 +79,13 @@ public record InferenceRequest(TierRequest work, boolean stream) {
             if (!(messages.getValue(i) instanceof JsonObject message)) {
                 throw invalid("messages[" + i + "] must be an object");
             }
-            if (!(message.getValue("role") instanceof String role)) {
+            if (!(message.getValue("role") instanceof String)) {
                 throw invalid("messages[" + i + "].role must be a string");
             }
-            if (prompt.length() > 0) {
+            if (i > 0) {
                 prompt.append('\n');
             }
-            prompt.append(role).append(": ").append(content(message.getValue("content"), i));
+            prompt.append(content(message.getValue("content"), i));
         }
         return prompt.toString();
     }

@@ -1,6 +1,8 @@
 package io.nexuscore.dataplane;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.nexuscore.tiers.TierReply;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.atomic.AtomicLong;
@@ -11,6 +13,35 @@ final class OpenAiResponses {
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
     private OpenAiResponses() {
+    }
+
+    /**
+     * {@link #render} written straight to bytes: the same document (the test compares them), without
+     * building maps and running them through the generic encoder on every answer.
+     */
+    static Buffer renderBytes(Endpoint endpoint, TierReply reply) {
+        long created = System.currentTimeMillis() / 1000;
+        boolean chat = endpoint.kind() == Endpoint.Kind.CHAT;
+        byte[] text = JsonStringEncoder.getInstance().quoteAsUTF8(reply.text());
+        byte[] model = JsonStringEncoder.getInstance().quoteAsUTF8(reply.model());
+        Buffer out = Buffer.buffer(256 + text.length + model.length);
+        out.appendString(chat ? "{\"id\":\"chatcmpl-nx" : "{\"id\":\"cmpl-nx").appendString(Long.toString(SEQUENCE.incrementAndGet()))
+                .appendString(chat ? "\",\"object\":\"chat.completion\",\"created\":" : "\",\"object\":\"text_completion\",\"created\":")
+                .appendString(Long.toString(created))
+                .appendString(",\"model\":\"").appendBytes(model)
+                .appendString(chat ? "\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\""
+                        : "\",\"choices\":[{\"index\":0,\"text\":\"")
+                .appendBytes(text)
+                .appendString(chat ? "\"},\"finish_reason\":\"stop\"}]" : "\",\"logprobs\":null,\"finish_reason\":\"stop\"}]")
+                .appendString(",\"usage\":{\"prompt_tokens\":").appendString(Integer.toString(reply.promptTokens()))
+                .appendString(",\"completion_tokens\":").appendString(Integer.toString(reply.completionTokens()))
+                .appendString(",\"total_tokens\":").appendString(Integer.toString(reply.promptTokens() + reply.completionTokens()))
+                .appendString("}");
+        if (endpoint.kind() == Endpoint.Kind.TASK) {
+            out.appendString(",\"task\":\"").appendBytes(JsonStringEncoder.getInstance().quoteAsUTF8(endpoint.task()))
+                    .appendString("\"");
+        }
+        return out.appendString("}");
     }
 
     static JsonObject render(Endpoint endpoint, TierReply reply) {

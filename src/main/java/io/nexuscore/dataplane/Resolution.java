@@ -1,13 +1,16 @@
 package io.nexuscore.dataplane;
 
+import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 
 /**
  * The tier a request is assigned.
  *
- * @param tier   the assigned tier, tenant floor applied
- * @param score  the complexity score that chose it
- * @param source whether the kernel verdict or the Java scorer decided
+ * @param tier       the assigned tier, tenant floor applied
+ * @param score      the complexity score that chose it
+ * @param source     whether the kernel verdict or the Java scorer decided
+ * @param thresholds the thresholds in force when it was decided: the tier's own assessment and the
+ *                   misroute accounting judge the request against these
  */
-public record Resolution(Tier tier, int score, RouteSource source) {
+public record Resolution(Tier tier, int score, RouteSource source, Thresholds thresholds) {
 }

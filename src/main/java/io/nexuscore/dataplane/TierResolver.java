@@ -4,21 +4,26 @@ import io.nexuscore.classify.KernelVerdict;
 import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.VerdictSource;
+import io.nexuscore.tiers.AssessmentPolicy;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Decides a request's tier: the kernel's verdict for the connection when it verifiably belongs to
  * this request, else the Java scorer; then the connection's tenant floor.
  *
- * Blocking in kernel mode (a map lookup syscall): {@link #blocking()} tells the caller to run
- * {@link #resolve} off the event loop. Thresholds are read per request, as {@link io.nexuscore.classify.LiveThresholds} says.
+ * In kernel mode {@link #resolveWithoutSyscall} answers on the event loop from the verdict slot
+ * when it can; otherwise {@link #blocking()} tells the caller to run {@link #resolve} (a map lookup
+ * syscall) off the event loop. Thresholds are read per request, as {@link io.nexuscore.classify.LiveThresholds} says.
  */
 public final class TierResolver {
 
     private final Scorer scorer;
     private final ThresholdStore thresholds;
+    private final Supplier<Thresholds> onLoop;
     private final VerdictSource verdicts;
     private final ReadCost reads;
     private final DataPlaneMetrics metrics;
@@ -28,8 +33,20 @@ public final class TierResolver {
      */
     public TierResolver(Scorer scorer, ThresholdStore thresholds, VerdictSource verdicts, ReadCost reads,
                         DataPlaneMetrics metrics) {
+        this(scorer, thresholds, thresholds::read, verdicts, reads, metrics);
+    }
+
+    /**
+     * @param onLoop the thresholds as event-loop code may read them (never a syscall: in kernel mode
+     *               the {@link io.nexuscore.classify.LiveThresholds#snapshot()}); the slot path
+     *               reports these as the ones in force
+     * @param reads  what reading {@code verdicts} and {@code thresholds} costs (syscalls in kernel mode)
+     */
+    public TierResolver(Scorer scorer, ThresholdStore thresholds, Supplier<Thresholds> onLoop, VerdictSource verdicts,
+                        ReadCost reads, DataPlaneMetrics metrics) {
         this.scorer = scorer;
         this.thresholds = thresholds;
+        this.onLoop = onLoop;
         this.verdicts = verdicts;
         this.reads = reads;
         this.metrics = metrics;
@@ -39,30 +56,66 @@ public final class TierResolver {
         return reads.blocking();
     }
 
+    /** The scorer's keyword policy, which the tiers apply in their own assessment too. */
+    public AssessmentPolicy policy(Resolution resolution) {
+        return new AssessmentPolicy(resolution.thresholds(), scorer.weights(), AssessmentPolicy.KEYWORD_SCAN_BYTES);
+    }
+
     public Resolution resolve(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
-        Resolution decided = decide(requestLine, bodyLength, connection);
+        return withFloor(decide(requestLine, bodyLength, connection), connection);
+    }
+
+    /**
+     * The resolution when it needs no syscall, so the caller can stay on its event loop: always in
+     * user space; in kernel mode when the connection's mmap'ed verdict slot holds this request's
+     * verdict (the common case). Empty: call {@link #resolve} off the loop.
+     */
+    public Optional<Resolution> resolveWithoutSyscall(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
+        if (!reads.blocking()) {
+            return Optional.of(resolve(requestLine, bodyLength, connection));
+        }
+        if (verdicts == VerdictSource.NONE) {
+            return Optional.empty(); // the Java scorer's thresholds are a syscall away
+        }
+        Optional<KernelVerdict> verdict = connection.tuple().flatMap(verdicts::lookupInMemory);
+        if (verdict.isEmpty() || !verdict.get().belongsTo(Scorer.requestLineHash(requestLine), bodyLength)) {
+            return Optional.empty();
+        }
+        // The snapshot, not the store: a store read is a bpf(2) syscall in kernel mode.
+        return Optional.of(withFloor(kernelDecision(verdict.get(), scorer.score(requestLine, bodyLength), onLoop.get()),
+                connection));
+    }
+
+    private static Resolution withFloor(Resolution decided, ConnectionInfo connection) {
         Optional<Tier> floor = connection.floor();
         return floor.isEmpty() ? decided
-                : new Resolution(decided.tier().atLeast(floor.get()), decided.score(), decided.source());
+                : new Resolution(decided.tier().atLeast(floor.get()), decided.score(), decided.source(),
+                        decided.thresholds());
+    }
+
+    private Resolution kernelDecision(KernelVerdict verdict, int javaScore, Thresholds inForce) {
+        if (verdict.score() != javaScore) {
+            metrics.disagreement();
+        }
+        // The kernel tiered the score under the thresholds of the moment its packet arrived; serve it
+        // under the ones in force now (a PATCH or the feedback loop may have moved them since).
+        return new Resolution(inForce.tierFor(verdict.score()), verdict.score(), RouteSource.KERNEL, inForce);
     }
 
     private Resolution decide(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
         int javaScore = scorer.score(requestLine, bodyLength);
+        // The kernel decided with the thresholds in its map; read now, they are the ones in force
+        // unless a change raced this request.
+        Thresholds inForce = thresholds.read();
         if (verdicts != VerdictSource.NONE) {
             Optional<KernelVerdict> verdict = connection.tuple().flatMap(verdicts::lookup);
             if (verdict.isPresent() && verdict.get().belongsTo(Scorer.requestLineHash(requestLine), bodyLength)) {
-                KernelVerdict v = verdict.get();
-                if (v.score() != javaScore) {
-                    metrics.disagreement();
-                }
-                // The kernel tiered the score under the thresholds of the moment the packet arrived;
-                // serve it under the ones in force now (a PATCH or the feedback loop may have moved them).
-                return new Resolution(thresholds.read().tierFor(v.score()), v.score(), RouteSource.KERNEL);
+                return kernelDecision(verdict.get(), javaScore, inForce);
             }
             // No verdict (not seen by XDP, evicted) or the latest head on this keep-alive connection
             // is another request's: never apply it.
             metrics.verdictFallback(verdict.isPresent() ? "stale" : "missing");
         }
-        return new Resolution(thresholds.read().tierFor(javaScore), javaScore, RouteSource.USER);
+        return new Resolution(inForce.tierFor(javaScore), javaScore, RouteSource.USER, inForce);
     }
 }

@@ -58,27 +58,15 @@ public final class JsonBodies {
 
     /** An integer field in 0..255; absent when not in the object. Null means "remove", which scores cannot. */
     public static OptionalInt score(JsonObject object, String field) {
-        if (!object.containsKey(field)) {
-            return OptionalInt.empty();
-        }
-        Object value = object.getValue(field);
-        if (value == null) {
-            throw new ProblemException(ProblemType.INVALID_VALUE, field + " cannot be removed (null); give an integer in 0..255", field);
-        }
-        if (!(value instanceof Number n)) {
-            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
-        }
-        BigDecimal decimal = new BigDecimal(n.toString());
-        if (decimal.signum() != 0 && decimal.stripTrailingZeros().scale() > 0) {
-            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + n, field);
-        }
-        if (decimal.compareTo(BigDecimal.ZERO) < 0 || decimal.compareTo(BigDecimal.valueOf(255)) > 0) {
-            throw new ProblemException(ProblemType.INVALID_VALUE, field + " must be in 0..255, got " + n, field);
-        }
-        return OptionalInt.of(decimal.intValueExact());
+        OptionalLong value = integer(object, field, 0, 255);
+        return value.isPresent() ? OptionalInt.of((int) value.getAsLong()) : OptionalInt.empty();
     }
 
-    /** An integer field in min..max; absent when not in the object; null is refused (nothing can be removed). */
+    /**
+     * An integer field in min..max; absent when not in the object; null is refused (nothing can be
+     * removed). A number that is no 64-bit integer is 400 naming the field (fractions, huge values,
+     * and 1e400, which decodes to Infinity); an integer outside min..max is 422 naming the field.
+     */
     public static OptionalLong integer(JsonObject object, String field, long min, long max) {
         if (!object.containsKey(field)) {
             return OptionalLong.empty();
@@ -91,14 +79,40 @@ public final class JsonBodies {
         if (!(value instanceof Number n)) {
             throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
         }
-        BigDecimal decimal = new BigDecimal(n.toString());
+        BigDecimal decimal = decimal(field, n);
         if (decimal.signum() != 0 && decimal.stripTrailingZeros().scale() > 0) {
             throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + n, field);
         }
         if (decimal.compareTo(BigDecimal.valueOf(min)) < 0 || decimal.compareTo(BigDecimal.valueOf(max)) > 0) {
-            throw new ProblemException(ProblemType.INVALID_VALUE, field + " must be in " + min + ".." + max + ", got " + n, field);
+            throw new ProblemException(ProblemType.INVALID_VALUE, field + " must be in " + min + ".." + max + ", got "
+                    + abbreviated(decimal), field);
         }
         return OptionalLong.of(decimal.longValueExact());
+    }
+
+    /** The exact value of a decoded JSON number; a non-finite double (an overflowing literal) is refused. */
+    private static BigDecimal decimal(String field, Number n) {
+        if ((n instanceof Double d && !Double.isFinite(d)) || (n instanceof Float f && !Float.isFinite(f))) {
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be a finite integer, got a number "
+                    + "beyond the range of a double", field);
+        }
+        BigDecimal decimal;
+        try {
+            decimal = new BigDecimal(n.toString());
+        } catch (NumberFormatException e) {
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + n, field);
+        }
+        if (decimal.abs().compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be a 64-bit integer, got "
+                    + abbreviated(decimal), field);
+        }
+        return decimal;
+    }
+
+    /** Huge values are echoed in scientific notation, never as thousands of digits. */
+    private static String abbreviated(BigDecimal value) {
+        String plain = value.toString();
+        return plain.length() <= 32 ? plain : value.round(new java.math.MathContext(6)).toString();
     }
 
     /** A boolean field; absent when not in the object. */

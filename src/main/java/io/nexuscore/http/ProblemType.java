@@ -12,6 +12,12 @@ public enum ProblemType {
     INVALID_REQUEST("invalid-request", 400, "Request body does not match the expected shape"),
     INVALID_VALUE("invalid-value", 422, "A field's value is outside what the operation accepts"),
     UNAUTHORIZED("unauthorized", 401, "Missing or wrong bearer token"),
+    /** Host names no name of this control plane (DNS rebinding). */
+    FORBIDDEN_HOST("forbidden-host", 403, "Host header not allowed"),
+    /** A browser page from another site. */
+    FORBIDDEN_ORIGIN("forbidden-origin", 403, "Origin not allowed"),
+    /** Reload from a file that breaks a rule: outside the reload directory, not a regular file, too big, wrong programs. */
+    FORBIDDEN_OBJECT("forbidden-object", 403, "Object file not allowed"),
     NOT_FOUND("not-found", 404, "No such resource"),
     METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed on this resource"),
     CONFLICT("conflict", 409, "The request conflicts with the current state"),

@@ -7,9 +7,19 @@ import io.nexuscore.classify.Tier;
  *
  * @param text             the generated text
  * @param observedTier     the tier the worker believes the request belongs to (its own assessment)
- * @param promptTokens     prompt tokens as the worker counted them
+ * @param observedScore    the score behind {@code observedTier} (prompt tokens plus keyword bonus,
+ *                         0..255), or {@link #UNKNOWN_SCORE} when the worker reports none
+ * @param promptTokens     prompt tokens as the worker counted them (cl100k_base in the Wasm guests)
  * @param completionTokens tokens in {@code text}
  * @param model            the model name the tier reports
  */
-public record TierReply(String text, Tier observedTier, int promptTokens, int completionTokens, String model) {
+public record TierReply(String text, Tier observedTier, int observedScore, int promptTokens, int completionTokens,
+                        String model) {
+
+    public static final int UNKNOWN_SCORE = -1;
+
+    /** A reply without a score of its own (misroutes are then counted strictly only). */
+    public TierReply(String text, Tier observedTier, int promptTokens, int completionTokens, String model) {
+        this(text, observedTier, UNKNOWN_SCORE, promptTokens, completionTokens, model);
+    }
 }

@@ -11,20 +11,32 @@ import java.util.Objects;
  * @param prompt    the prompt text (chat messages flattened by the data plane)
  * @param maxTokens the client's max_tokens, 0 when absent
  * @param simulation work the guest should pretend to do, for latency and failure experiments
+ * @param policy    what the worker judges its own tier against (the thresholds in force for this
+ *                  request); the data plane sets it once the request is assigned
  */
-public record TierRequest(String task, String prompt, int maxTokens, Simulation simulation) {
+public record TierRequest(String task, String prompt, int maxTokens, Simulation simulation, AssessmentPolicy policy) {
 
     public TierRequest {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(prompt, "prompt");
         Objects.requireNonNull(simulation, "simulation");
+        Objects.requireNonNull(policy, "policy");
         if (maxTokens < 0) {
             throw new IllegalArgumentException("max_tokens must be >= 0, got " + maxTokens);
         }
     }
 
+    /** A request judged against the default policy until {@link #judgedBy} says otherwise. */
+    public TierRequest(String task, String prompt, int maxTokens, Simulation simulation) {
+        this(task, prompt, maxTokens, simulation, AssessmentPolicy.DEFAULT);
+    }
+
     public static TierRequest of(String task, String prompt) {
         return new TierRequest(task, prompt, 0, Simulation.NONE);
+    }
+
+    public TierRequest judgedBy(AssessmentPolicy inForce) {
+        return new TierRequest(task, prompt, maxTokens, simulation, inForce);
     }
 
     /**

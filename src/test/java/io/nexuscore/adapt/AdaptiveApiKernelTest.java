@@ -68,7 +68,7 @@ class AdaptiveApiKernelTest {
         reporting = AdaptiveReporting.start(kernel, hub, registry);
         stateDir = Files.createTempDirectory("nexus-adaptive-test");
         vertx = Vertx.vertx();
-        ControlVerticle verticle = new ControlVerticle(new ControlConfig("127.0.0.1", 0, Optional.empty(),
+        ControlVerticle verticle = new ControlVerticle(ControlConfig.withoutAuth("127.0.0.1", 0,
                 stateDir.resolve("state.json"), 1000, 1000), control, TierStateView.NONE, hub, registry,
                 new ControlVerticle.Timings(Duration.ofMillis(50), Duration.ofSeconds(30)));
         vertx.deployVerticle(verticle).await(30, TimeUnit.SECONDS);
@@ -117,7 +117,7 @@ class AdaptiveApiKernelTest {
         EventHub.Subscription events = hub.subscribe(Set.of("recalibration", "threshold"), OptionalLong.empty(), () -> { });
         LatencyRecorder recorder = kernel.latencyRing().recorder();
         for (int i = 0; i < 1000; i++) {
-            recorder.record(Tier.NANO, 80_000_000L);
+            recorder.record(Tier.NANO, null, "tenant-a", 80_000_000L);
         }
 
         List<EventHub.Event> seen = new ArrayList<>();
@@ -149,6 +149,70 @@ class AdaptiveApiKernelTest {
         assertEquals(1, status.getInteger("recalibrations"));
         assertEquals(50, status.getJsonObject("last_recalibration").getInteger("new_nano_max"));
         assertEquals(1000, status.getJsonObject("last_samples").getInteger("nano"));
+    }
+
+    /**
+     * The API and the timer write score_thresholds at the same time: the timer lowers nano_max by 1
+     * every period while PATCHes of small_max arrive as fast as the API serves them. With a plain
+     * read-modify-write either side would sometimes put back a stale value; with the compare-and-set
+     * every timer change that counted (adaptive_stats.recalibrations) is still in the map at the end,
+     * and so is the last PATCH.
+     */
+    @Test
+    void concurrentPatchesAndTimerWritesLoseNoUpdate() throws Exception {
+        kernel.thresholds().write(new io.nexuscore.classify.Thresholds(250, 254));
+        HttpResponse<Buffer> fast = patch(new JsonObject().put("period_ms", AdaptiveSettings.MIN_PERIOD_MS)
+                .put("step", 1).put("floor", 0).put("min_samples", 1).put("ceiling", 0));
+        assertEquals(200, fast.statusCode(), fast.bodyAsString());
+        LatencyRecorder recorder = kernel.latencyRing().recorder();
+        long before = kernel.adaptive().status().recalibrations();
+        int last = 0;
+        int patches = 0;
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while ((kernel.adaptive().status().recalibrations() - before < 20 || patches < 200) && System.nanoTime() < deadline) {
+            recorder.record(Tier.NANO, null, "tenant-a", 80_000_000L); // every period over target: the timer keeps writing
+            last = 254 + (patches % 2);
+            HttpResponse<Buffer> r = client.patch(port, "127.0.0.1", "/thresholds")
+                    .putHeader("Content-Type", "application/merge-patch+json")
+                    .sendBuffer(new JsonObject().put("small_max", last).toBuffer()).await(10, TimeUnit.SECONDS);
+            assertEquals(200, r.statusCode(), r.bodyAsString());
+            patches++;
+        }
+        HttpResponse<Buffer> stop = patch(new JsonObject().put("enabled", false));
+        assertEquals(200, stop.statusCode(), stop.bodyAsString());
+        long ticks = kernel.adaptive().status().ticks();
+        await("two periods after disabling", () -> kernel.adaptive().status().ticks() >= ticks + 2);
+
+        long recalibrations = kernel.adaptive().status().recalibrations() - before;
+        assertTrue(recalibrations >= 20, "the timer wrote while the API did: " + recalibrations);
+        io.nexuscore.classify.Thresholds end = kernel.thresholds().read();
+        assertEquals(250 - recalibrations, end.nanoMax(), "every counted timer write is in the map");
+        assertEquals(last, end.smallMax(), "the last PATCH is in the map");
+    }
+
+    @Test
+    void theRaiseBackCeilingFollowsTheLatestPatchOfNanoMax() throws Exception {
+        assertEquals(60, kernel.adaptive().settings().ceiling(), "the configured nano_max");
+        HttpResponse<Buffer> r = client.patch(port, "127.0.0.1", "/thresholds")
+                .putHeader("Content-Type", "application/merge-patch+json")
+                .sendBuffer(new JsonObject().put("nano_max", 45).toBuffer()).await(10, TimeUnit.SECONDS);
+        assertEquals(200, r.statusCode(), r.bodyAsString());
+        assertEquals(45, kernel.adaptive().settings().ceiling(), "the loop raises back to the operator's latest value");
+        JsonObject adaptive = client.get(port, "127.0.0.1", "/adaptive").send().await(10, TimeUnit.SECONDS).bodyAsJsonObject();
+        assertEquals(45, adaptive.getInteger("ceiling"));
+    }
+
+    @Test
+    void nonFiniteFractionalAndHugeSettingsAre400NamingTheField() throws Exception {
+        for (String body : List.of("{\"step\": 1e400}", "{\"step\": 1.5}", "{\"period_ms\": 1e30}",
+                "{\"floor\": -1e400}", "{\"raise_after\": 123456789012345678901234567890}")) {
+            HttpResponse<Buffer> r = client.patch(port, "127.0.0.1", "/adaptive")
+                    .putHeader("Content-Type", "application/merge-patch+json")
+                    .sendBuffer(Buffer.buffer(body)).await(10, TimeUnit.SECONDS);
+            String field = new JsonObject(body).fieldNames().iterator().next();
+            assertEquals(400, r.statusCode(), body + " -> " + r.bodyAsString());
+            assertEquals(field, r.bodyAsJsonObject().getString("field"), body);
+        }
     }
 
     private HttpResponse<Buffer> patch(JsonObject body) throws Exception {

@@ -60,7 +60,7 @@ class AdaptiveLoopTest {
     }
 
     @Test
-    void slowNanoTrafficLowersNanoMaxByTheStepWithBpfExist() {
+    void slowNanoTrafficLowersNanoMaxByTheStepWithACompareAndSet() {
         assertEquals(60, kernel.thresholds().read().nanoMax());
         write(Tier.NANO, SLOW_NANOS, 1000);
 
@@ -74,7 +74,7 @@ class AdaptiveLoopTest {
         AdaptiveStatus status = kernel.adaptive().status();
         assertEquals(1, status.recalibrations());
         assertEquals(1000, status.drained());
-        assertEquals(0, kernel.adaptive().lastUpdateResult(), "bpf_map_update_elem(score_thresholds, BPF_EXIST) returns 0");
+        assertEquals(0, kernel.adaptive().lastUpdateResult(), "the compare-and-set of score_thresholds succeeded");
         Recalibration last = status.last().orElseThrow();
         assertEquals(60, last.oldNanoMax());
         assertEquals(55, last.newNanoMax());
@@ -205,8 +205,9 @@ class AdaptiveLoopTest {
             for (int i = 0; i < 100; i++) {
                 assertTrue(ring.write(Tier.NANO, SLOW_NANOS, 0));
             }
-            ScoreThresholdsMap map = new ScoreThresholdsMap(thresholds);
-            awaitCondition("nano_max lowered with no loader running", () -> map.read().nanoMax() == 55);
+            try (ScoreThresholdsMap map = ScoreThresholdsMap.map(thresholds)) {
+                awaitCondition("nano_max lowered with no loader running", () -> map.read().nanoMax() == 55);
+            }
         }
         // The router starts again on the same pins: settings and thresholds survive, the loop goes on.
         kernel = KernelDataPath.loadWithoutAttaching(pinDir, KernelTestSupport.DEFAULT_SCORING, Set.of(8080),

@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Chaos benchmark for upstream pools: a router (user-space mode, in this JVM) whose nano tier has two
+ * Chaos benchmark for upstream pools (kept with the tests: it drives the test suite's
+ * {@link LocalOpenAiServer} and an in-process router): a router (user-space mode, in this JVM) whose nano tier has two
  * endpoints (local OpenAI-compatible servers) takes steady load while endpoint B is killed,
  * restarted, made to stall (accepts and never answers), and released. Prints per phase the requests,
  * the ones lost (any non-200: none of these had streamed a byte to the client), P50/P99, and the time
@@ -47,9 +48,15 @@ public final class ChaosBench {
     }
 
     public static void main(String[] argv) throws Exception {
-        Args a = Args.parse(argv);
-        int phaseMs = a.intValue("phase-ms", 4_000);
-        int concurrency = a.intValue("concurrency", 16);
+        java.util.Map<String, Integer> a = new java.util.HashMap<>();
+        for (int i = 0; i + 1 < argv.length; i += 2) {
+            if (!argv[i].startsWith("--")) {
+                throw new IllegalArgumentException("expected --name value, got '" + argv[i] + "'");
+            }
+            a.put(argv[i].substring(2), Integer.parseInt(argv[i + 1]));
+        }
+        int phaseMs = a.getOrDefault("phase-ms", 4_000);
+        int concurrency = a.getOrDefault("concurrency", 16);
         Vertx vertx = Vertx.vertx();
         LocalOpenAiServer endpointA = LocalOpenAiServer.start(vertx).await();
         int portB = FreePort.pick();
@@ -67,10 +74,10 @@ public final class ChaosBench {
                 .put("baseUrls", new JsonArray().add(endpointA.baseUrl("a")).add("http://127.0.0.1:" + portB + "/b/v1"))
                 .put("timeoutMs", 10_000)
                 .put("connectTimeoutMs", 500)
-                .put("firstByteTimeoutMs", a.intValue("first-byte-ms", 500))
+                .put("firstByteTimeoutMs", a.getOrDefault("first-byte-ms", 500))
                 .put("maxRetries", 1)
-                .put("ejectAfter", a.intValue("eject-after", 3))
-                .put("ejectMs", a.intValue("eject-ms", 1_000)));
+                .put("ejectAfter", a.getOrDefault("eject-after", 3))
+                .put("ejectMs", a.getOrDefault("eject-ms", 1_000)));
         JsonObject config = new JsonObject()
                 .put("dataPlane", new JsonObject().put("host", "127.0.0.1").put("port", FreePort.pick()).put("instances", 1))
                 .put("control", new JsonObject().put("host", "127.0.0.1").put("port", FreePort.pick())

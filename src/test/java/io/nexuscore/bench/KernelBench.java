@@ -28,7 +28,7 @@ import java.util.Set;
  * <li>ns per packet for XDP nexus_classify and the TC chain, BPF_PROG_TEST_RUN with repeat 1e6,
  *     for heads of several sizes and for a packet that is not scored;</li>
  * <li>the same programs under real traffic (veth + netns + curl keep-alive), from
- *     kernel.bpf_stats_enabled run_time_ns / run_cnt;</li>
+ *     BPF_ENABLE_STATS run_time_ns / run_cnt;</li>
  * <li>one verdict lookup from Java (bpf(2) through jnr-ffi), hit and miss, against the Java
  *     parser + scorer on the same head.</li>
  * </ol>
@@ -114,7 +114,7 @@ public final class KernelBench {
                 exchange.close();
             });
             server.start();
-            boolean statsBefore = KernelDataPath.setStatsEnabled(true);
+            AutoCloseable stats = KernelDataPath.enableStats(); // fd-scoped: off again when closed
             KernelDataPath kernel = KernelDataPath.load(new KernelConfig(KernelConfig.Mode.KERNEL, pinDir,
                     List.of(veth.hostInterface), KernelConfig.XdpMode.GENERIC), KernelTestSupport.DEFAULT_SCORING, Set.of(PORT));
             try {
@@ -129,7 +129,7 @@ public final class KernelBench {
                     veth.inNamespace(command.toArray(String[]::new));
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
-                System.out.printf("%nreal traffic: %,d HTTP requests over veth in %.1f s (kernel.bpf_stats_enabled=1)%n",
+                System.out.printf("%nreal traffic: %,d HTTP requests over veth in %.1f s (BPF_ENABLE_STATS)%n",
                         requests, seconds);
                 System.out.printf("%-20s %12s %12s %10s%n", "program", "run_cnt", "run_time_ns", "ns/run");
                 for (ProgramStats s : kernel.programStats()) {
@@ -142,7 +142,7 @@ public final class KernelBench {
                 System.out.println("(run_cnt counts every packet on the interface: SYNs, ACKs and requests)");
                 System.out.printf("tier counters: %s%n", kernel.tierCounters().counts());
             } finally {
-                KernelDataPath.setStatsEnabled(statsBefore);
+                stats.close();
                 server.stop(0);
                 KernelTestSupport.dispose(kernel);
             }

@@ -198,6 +198,18 @@ class ClassifierTestRunTest {
         assertEquals(SocketMarks.encode(SocketMarks.KIND_REQUEST, Tier.LARGE), runTc(frame));
     }
 
+    /** A tool wrote nano_max above small_max: the program clamps nano_max below small_max, never sends a high score to nano. */
+    @Test
+    void outOfOrderThresholdsAreClampedSoAHighScoreNeverLandsInNano() {
+        byte[] frame = Packets.tcp(PORT, "GET /v1/summarize HTTP/1.1\r\n\r\n"); // score 10
+        io.nexuscore.classify.ThresholdState current = kernel.thresholds().state();
+        // As `bpftool map update ... value 200 9 0 0 0 0 0 0` would: nano_max 200, small_max 9.
+        assertTrue(kernel.thresholds().compareAndSet(current, new io.nexuscore.classify.ThresholdState(200, 9, 0, 0)));
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame, null, 1);
+        assertEquals(Tier.LARGE, onlyVerdict().tier(), "score 10 > small_max 9: large, not nano (nano_max 200)");
+        assertEquals(new Thresholds(8, 9), kernel.thresholds().read(), "the Java reader clamps the same way");
+    }
+
     @Test
     void synFromTenantPrefixCarriesTheFloor() {
         byte[] syn = Packets.tcp(Packets.CLIENT, Packets.CLIENT_PORT, PORT, Packets.TCP_SYN, new byte[0]);

@@ -1,5 +1,7 @@
 package io.nexuscore.bpf;
 
+import io.nexuscore.testing.Privileged;
+
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.nexuscore.config.KernelConfig;
@@ -23,14 +25,7 @@ public final class KernelTestSupport {
     /** Outside CI a kernel test may skip, saying why; with CI=true a missing privilege fails it. */
     public static void requireKernel() {
         Optional<String> missing = KernelDataPath.missingPrivilege();
-        if (missing.isEmpty()) {
-            return;
-        }
-        String reason = "kernel test needs eBPF privileges: " + missing.get();
-        if ("true".equals(System.getenv("CI"))) {
-            fail(reason + " (CI=true: kernel tests must run)");
-        }
-        Assumptions.assumeTrue(false, reason);
+        Privileged.require(missing.isEmpty(), "kernel test needs eBPF privileges: " + missing.orElse(""));
     }
 
     /** A fresh pin directory under /sys/fs/bpf for one test run. */

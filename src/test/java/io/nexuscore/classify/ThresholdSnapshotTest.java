@@ -19,17 +19,17 @@ class ThresholdSnapshotTest {
     /** A store that records whether each read ran on an event loop. */
     private static final class RecordingStore implements ThresholdStore {
         final List<Boolean> readOnEventLoop = new CopyOnWriteArrayList<>();
-        volatile Thresholds value = Thresholds.DEFAULT;
+        final InMemoryThresholdStore value = new InMemoryThresholdStore(Thresholds.DEFAULT);
 
         @Override
-        public Thresholds read() {
+        public ThresholdState state() {
             readOnEventLoop.add(Context.isOnEventLoopThread());
-            return value;
+            return value.state();
         }
 
         @Override
-        public void write(Thresholds thresholds) {
-            value = thresholds;
+        public boolean compareAndSet(ThresholdState expected, ThresholdState next) {
+            return value.compareAndSet(expected, next);
         }
     }
 

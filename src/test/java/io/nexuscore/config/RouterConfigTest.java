@@ -51,8 +51,9 @@ class RouterConfigTest {
         assertMessage("tiers.small.memoryLimitBytes must be a multiple of 65536", "{\"tiers\": {\"small\": {\"memoryLimitBytes\": 1000000}}}");
         assertMessage("scoring: nano_max (130) must be less than small_max (130)", "{\"scoring\": {\"nanoMax\": 130}}");
         assertMessage("kernel.pinDir must be an absolute path under /sys/fs/bpf", "{\"kernel\": {\"pinDir\": \"/tmp/x\"}}");
-        assertMessage("control.host is 0.0.0.0: binding the control plane off-loopback requires control.bearerToken",
-                "{\"control\": {\"host\": \"0.0.0.0\"}}");
+        assertMessage("control.host is 0.0.0.0: control.auth \"none\" is only allowed on a loopback address",
+                "{\"control\": {\"host\": \"0.0.0.0\", \"auth\": \"none\"}}");
+        assertMessage("control.bearerToken must be at least 16 characters", "{\"control\": {\"bearerToken\": \"short\"}}");
         assertMessage("tiers.large.upstream.baseUrl must be an http(s) URL with a host",
                 "{\"tiers\": {\"large\": {\"upstream\": {\"baseUrl\": \"ftp://x\"}}}}");
     }
@@ -60,8 +61,9 @@ class RouterConfigTest {
     @Test
     void controlPlaneOffLoopbackIsAllowedWithAToken() {
         JsonObject json = RouterConfig.embeddedDefaults()
-                .mergeIn(new JsonObject("{\"control\": {\"host\": \"0.0.0.0\", \"bearerToken\": \"s3cret\"}}"), true);
-        assertEquals(Optional.of("s3cret"), RouterConfig.fromJson(json).control().bearerToken());
+                .mergeIn(new JsonObject("{\"control\": {\"host\": \"0.0.0.0\", \"bearerToken\": \"s3cret-s3cret-s3cret\"}}"), true);
+        assertEquals(Optional.of("s3cret-s3cret-s3cret"), RouterConfig.fromJson(json).control().bearerToken());
+        assertEquals(ControlConfig.Auth.TOKEN, RouterConfig.fromJson(json).control().auth());
     }
 
     @Test

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 /** A control plane on a real loopback socket (port 0), with a fresh registry, hub and state directory. */
 final class ControlFixture {
 
-    static final String TOKEN = "test-token-4f1c";
+    static final String TOKEN = "test-token-4f1c-2b9e";
 
     final ControlPorts kernel;
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -45,7 +45,7 @@ final class ControlFixture {
         this.stateDir = stateDir;
         this.stateFile = stateDir.resolve("state.json");
         this.hub = new EventHub(history, subscriberBuffer, registry);
-        ControlConfig config = new ControlConfig("127.0.0.1", 0, Optional.of(TOKEN), stateFile, history, subscriberBuffer);
+        ControlConfig config = ControlConfig.withToken("127.0.0.1", 0, Optional.of(TOKEN), stateFile, history, subscriberBuffer);
         this.verticle = new ControlVerticle(config, kernel, pools, hub, registry,
                 new ControlVerticle.Timings(Duration.ofMillis(50), Duration.ofSeconds(30)));
     }

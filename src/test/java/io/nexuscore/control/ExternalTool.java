@@ -1,5 +1,7 @@
 package io.nexuscore.control;
 
+import io.nexuscore.testing.Privileged;
+
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -17,24 +19,14 @@ final class ExternalTool {
 
     static Path require(String path, String debianPackage) {
         Path tool = Path.of(path);
-        if (!Files.isExecutable(tool)) {
-            String reason = path + " is missing (Debian package " + debianPackage + "; run scripts/install-deps.sh)";
-            if ("true".equals(System.getenv("CI"))) {
-                fail(reason);
-            }
-            assumeTrue(false, reason);
-        }
+        Privileged.require(Files.isExecutable(tool),
+                path + " is missing (Debian package " + debianPackage + "; run scripts/install-deps.sh)");
         return tool;
     }
 
     static void requireFile(String path, String debianPackage) {
-        if (!Files.exists(Path.of(path))) {
-            String reason = path + " is missing (Debian package " + debianPackage + "; run scripts/install-deps.sh)";
-            if ("true".equals(System.getenv("CI"))) {
-                fail(reason);
-            }
-            assumeTrue(false, reason);
-        }
+        Privileged.require(Files.exists(Path.of(path)),
+                path + " is missing (Debian package " + debianPackage + "; run scripts/install-deps.sh)");
     }
 
     /** Runs the tool with stdin, returning exit code and combined output. */

@@ -176,8 +176,8 @@ class TenantsAndReloadApiTest {
         // A plain socket, not a Vert.x server: Vert.x would share its own listener with the verticle.
         java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
         fx = new ControlFixture(ControlPorts.userSpace(Thresholds.DEFAULT, "test"), 4, 4);
-        var config = new io.nexuscore.config.ControlConfig("127.0.0.1", taken.getLocalPort(), Optional.empty(),
-                fx.stateFile, 4, 4);
+        var config = io.nexuscore.config.ControlConfig.withToken("127.0.0.1", taken.getLocalPort(),
+                Optional.of(ControlFixture.TOKEN), fx.stateFile, 4, 4);
         vertx.deployVerticle(new ControlVerticle(config, fx.kernel, TierStateView.NONE, fx.hub, fx.registry))
                 .onComplete(ctx.failing(e -> ctx.verify(() -> {
                     taken.close();

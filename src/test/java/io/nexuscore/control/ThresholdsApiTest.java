@@ -42,13 +42,13 @@ class ThresholdsApiTest {
                 .compose(patched -> {
                     ctx.verify(() -> {
                         assertEquals(200, patched.statusCode());
-                        assertEquals(new JsonObject().put("nano_max", 40).put("small_max", 130), patched.bodyAsJsonObject());
+                        assertEquals(new JsonObject().put("nano_max", 40).put("small_max", 130).put("valid", true), patched.bodyAsJsonObject());
                     });
                     return fx.get("/thresholds").send();
                 })
                 .onComplete(ctx.succeeding(got -> ctx.verify(() -> {
                     assertEquals(200, got.statusCode());
-                    assertEquals(new JsonObject().put("nano_max", 40).put("small_max", 130), got.bodyAsJsonObject());
+                    assertEquals(new JsonObject().put("nano_max", 40).put("small_max", 130).put("valid", true), got.bodyAsJsonObject());
                     assertEquals(new Thresholds(40, 130), fx.kernel.thresholds().read());
                     JsonObject saved = new JsonObject(Files.readString(fx.stateFile));
                     assertEquals(40, saved.getJsonObject("thresholds").getInteger("nano_max"));
@@ -74,6 +74,11 @@ class ThresholdsApiTest {
         "{\"nano_max\": 40, \"tiny_max\": 10}   | 400 | invalid-request | tiny_max",
         "{\"nano_max\": \"40\"}                 | 400 | invalid-request | nano_max",
         "{\"small_max\": 130.5}                 | 400 | invalid-request | small_max",
+        "{\"nano_max\": 1e400}                  | 400 | invalid-request | nano_max",
+        "{\"small_max\": -1e400}                | 400 | invalid-request | small_max",
+        "{\"nano_max\": 1e30}                   | 400 | invalid-request | nano_max",
+        "{\"nano_max\": 99999999999999999999999} | 400 | invalid-request | nano_max",
+        "{\"nano_max\": 40.25}                  | 400 | invalid-request | nano_max",
         "{\"nano_max\": 256}                    | 422 | invalid-value   | nano_max",
         "{\"small_max\": -1}                    | 422 | invalid-value   | small_max",
         "{\"nano_max\": 130}                    | 422 | invalid-value   | nano_max",
@@ -178,7 +183,7 @@ class ThresholdsApiTest {
                 assertEquals("external", data.getString("source"));
                 assertEquals(new JsonObject().put("nano_max", 60).put("small_max", 130), data.getJsonObject("old"));
                 assertEquals(new JsonObject().put("nano_max", 25).put("small_max", 90), data.getJsonObject("new"));
-                assertEquals(new JsonObject().put("nano_max", 25).put("small_max", 90), r.bodyAsJsonObject());
+                assertEquals(new JsonObject().put("nano_max", 25).put("small_max", 90).put("valid", true), r.bodyAsJsonObject());
                 assertEquals(25, new JsonObject(Files.readString(fx.stateFile))
                         .getJsonObject("thresholds").getInteger("nano_max"), "external changes are saved too");
                 events.close();

@@ -241,12 +241,18 @@ class DataPlaneTest {
                     assertEquals(200, event.getInteger("status"));
                     assertEquals("user", event.getString("route_source"));
                     assertNotNull(event.getString("observed_tier"));
+                    // The upstream's usage (prompt + completion tokens) is its assessment; a nano one here.
+                    assertNotNull(event.getInteger("prompt_tokens"));
+                    assertTrue(event.getInteger("observed_score") <= RouterFixture.THRESHOLDS.nanoMax());
+                    assertEquals(new JsonObject().put("strict", false).put("banded", false).put("gross", false),
+                            event.getJsonObject("misroute"));
                     assertTrue(event.getLong("timestamp_ns") > 1_600_000_000_000_000_000L);
                     assertTrue(event.getLong("latency_us") >= 0);
                     assertEquals(before + 1, requests("nano", "200"));
                     String scrape = router.registry().scrape();
                     for (String name : List.of("nexus_requests_total{", "nexus_request_latency_seconds{",
-                            "nexus_route_source_total{", "nexus_kernel_user_disagreements_total")) {
+                            "nexus_route_source_total{", "nexus_kernel_user_disagreements_total",
+                            "nexus_assessed_requests_total{")) {
                         assertTrue(scrape.contains(name), name + " missing from the Prometheus scrape");
                     }
                     ctx.completeNow();

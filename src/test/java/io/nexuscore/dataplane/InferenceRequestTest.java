@@ -28,7 +28,7 @@ class InferenceRequestTest {
                 {"model":"gpt-4o","stream":true,"max_tokens":7,"messages":[
                   {"role":"system","content":"be brief"},
                   {"role":"user","content":[{"type":"text","text":"hi "},{"type":"text","text":"there"}]}]}""");
-        assertEquals("system: be brief\nuser: hi there", r.work().prompt());
+        assertEquals("be brief\nhi there", r.work().prompt());
         assertEquals("chat", r.work().task());
         assertEquals(7, r.work().maxTokens());
         assertTrue(r.stream());

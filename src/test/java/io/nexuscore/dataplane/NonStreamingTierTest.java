@@ -76,6 +76,10 @@ class NonStreamingTierTest {
                     assertTrue(events[1].equals("data: [DONE]"));
                     assertEquals(1, registry.get("nexus_misroutes").tag("assigned", "nano").tag("observed", "large")
                             .counter().count());
+                    // nano <-> large is gross; without a score of its own the reply cannot be banded.
+                    assertEquals(1, registry.get("nexus_misroutes_gross").tag("assigned", "nano").tag("observed", "large")
+                            .counter().count());
+                    assertEquals(0, registry.find("nexus_misroutes_banded").counters().size());
                     ctx.completeNow();
                 })));
     }

@@ -36,7 +36,7 @@ class TierResolverTest {
     @Test
     void userSpaceModeScoresInJavaAndCountsNoFallback() {
         Resolution r = resolver(VerdictSource.NONE).resolve(LINE, 100, connection(Optional.empty()));
-        assertEquals(new Resolution(Tier.NANO, 25 + 10, RouteSource.USER), r);
+        assertEquals(new Resolution(Tier.NANO, 25 + 10, RouteSource.USER, RouterFixture.THRESHOLDS), r);
         assertEquals(0, registry.find("nexus_verdict_fallbacks").counters().size());
     }
 
@@ -44,7 +44,7 @@ class TierResolverTest {
     void verifiedKernelVerdictDecidesAndADifferentJavaScoreCountsADisagreement() {
         KernelVerdict verdict = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash(LINE));
         Resolution r = resolver(c -> Optional.of(verdict)).resolve(LINE, 100, connection(Optional.empty()));
-        assertEquals(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL), r);
+        assertEquals(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS), r);
         assertEquals(1, registry.get("nexus_kernel_user_disagreements").counter().count());
     }
 
@@ -57,7 +57,7 @@ class TierResolverTest {
                 ReadCost.SYSCALL, metrics);
         assertEquals(Tier.SMALL, resolver.resolve(LINE, 100, connection(Optional.empty())).tier());
         thresholds.write(new io.nexuscore.classify.Thresholds(60, 90));
-        assertEquals(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL),
+        assertEquals(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, new io.nexuscore.classify.Thresholds(60, 90)),
                 resolver.resolve(LINE, 100, connection(Optional.empty())));
     }
 
@@ -77,7 +77,7 @@ class TierResolverTest {
         KernelVerdict otherLine = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash("GET / HTTP/1.1".getBytes()));
         for (KernelVerdict stale : new KernelVerdict[] {otherBody, otherLine}) {
             Resolution r = resolver(c -> Optional.of(stale)).resolve(LINE, 100, connection(Optional.empty()));
-            assertEquals(new Resolution(Tier.NANO, 35, RouteSource.USER), r);
+            assertEquals(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS), r);
         }
         assertEquals(2, registry.get("nexus_verdict_fallbacks").tag("reason", "stale").counter().count());
     }
@@ -95,6 +95,73 @@ class TierResolverTest {
         assertEquals(Tier.LARGE, resolver.resolve(LINE, 1000, connection(Optional.of(Tier.SMALL))).tier());
         assertEquals(35, resolver.resolve(LINE, 100, connection(Optional.of(Tier.LARGE))).score(),
                 "the floor changes the tier, not the score");
+    }
+
+    /** A verdict source with an mmap'ed slot: {@code slot} is what plain loads see, the map holds {@code map}. */
+    private static VerdictSource withSlot(Optional<KernelVerdict> slot, Optional<KernelVerdict> map) {
+        return new VerdictSource() {
+            @Override
+            public Optional<KernelVerdict> lookup(FourTuple connection) {
+                return map;
+            }
+
+            @Override
+            public Optional<KernelVerdict> lookupInMemory(FourTuple connection) {
+                return slot;
+            }
+        };
+    }
+
+    @Test
+    void kernelVerdictInItsSlotResolvesWithoutASyscallAndKeepsTheFloor() {
+        KernelVerdict verdict = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
+        TierResolver resolver = resolver(withSlot(Optional.of(verdict), Optional.empty()));
+        assertEquals(Optional.of(new Resolution(Tier.SMALL, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+                resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
+        assertEquals(Optional.of(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+                resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.of(Tier.LARGE))));
+        assertEquals(2, registry.get("nexus_kernel_user_disagreements").counter().count(),
+                "the slot path counts disagreements as the map path does");
+    }
+
+    /** A slot miss or another request's slot verdict leaves the decision to the syscall path. */
+    @Test
+    void slotMissOrStaleSlotNeedsTheSyscallPath() {
+        KernelVerdict stale = new KernelVerdict(200, Tier.LARGE, 900, Scorer.requestLineHash(LINE));
+        KernelVerdict fresh = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
+        for (Optional<KernelVerdict> slot : java.util.List.of(Optional.<KernelVerdict>empty(), Optional.of(stale))) {
+            TierResolver resolver = resolver(withSlot(slot, Optional.of(fresh)));
+            assertEquals(Optional.empty(), resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
+            assertEquals(RouteSource.KERNEL, resolver.resolve(LINE, 100, connection(Optional.empty())).source());
+        }
+    }
+
+    /** The slot path runs on the event loop: it reads the snapshot, never the store (a syscall in kernel mode). */
+    @Test
+    void slotPathReadsTheSnapshotNotTheStore() {
+        KernelVerdict verdict = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
+        io.nexuscore.classify.ThresholdStore syscallStore = new io.nexuscore.classify.ThresholdStore() {
+            @Override
+            public io.nexuscore.classify.ThresholdState state() {
+                throw new AssertionError("store read on the slot path");
+            }
+
+            @Override
+            public boolean compareAndSet(io.nexuscore.classify.ThresholdState expected,
+                                         io.nexuscore.classify.ThresholdState next) {
+                throw new UnsupportedOperationException();
+            }
+        };
+        TierResolver resolver = new TierResolver(RouterFixture.SCORER, syscallStore, () -> RouterFixture.THRESHOLDS,
+                withSlot(Optional.of(verdict), Optional.empty()), ReadCost.SYSCALL, metrics);
+        assertEquals(RouterFixture.THRESHOLDS, resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty()))
+                .orElseThrow().thresholds());
+    }
+
+    @Test
+    void userSpaceModeAlwaysResolvesWithoutASyscall() {
+        assertEquals(Optional.of(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS)),
+                resolver(VerdictSource.NONE).resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
     }
 
     private static FourTuple tuple() {

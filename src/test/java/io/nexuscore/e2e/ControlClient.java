@@ -24,9 +24,19 @@ final class ControlClient {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
+    private final java.nio.file.Path tokenFile;
 
-    ControlClient(int port) {
+    /** @param tokenFile where the router (auth on by default) saved the token it generated */
+    ControlClient(int port, java.nio.file.Path tokenFile) {
         this.base = "http://127.0.0.1:" + port;
+        this.tokenFile = tokenFile;
+    }
+
+    /** For a router started with {@code config}: its port, and the token file beside its state file. */
+    static ControlClient forConfig(JsonObject config) {
+        JsonObject control = config.getJsonObject("control");
+        return new ControlClient(control.getInteger("port"),
+                java.nio.file.Path.of(control.getString("stateFile")).resolveSibling("control.token"));
     }
 
     Response get(String path) {
@@ -43,7 +53,15 @@ final class ControlClient {
     }
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+        try {
+            if (java.nio.file.Files.exists(tokenFile)) {
+                b.header("Authorization", "Bearer " + java.nio.file.Files.readString(tokenFile).strip());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return b;
     }
 
     private Response send(HttpRequest.Builder request) {

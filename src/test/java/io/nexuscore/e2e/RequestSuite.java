@@ -42,7 +42,8 @@ abstract class RequestSuite {
 
     /**
      * One request: a task endpoint and a prompt of {@code words} words. {@code tier} is what both the
-     * router assigns (score against the default thresholds 60/130) and the guest observes (its token count).
+     * router assigns (score against the default thresholds 60/130) and the guest observes ("word"
+     * repeated is one cl100k token per word, plus the task's keyword bonus).
      */
     record Case(String task, int words, Tier tier) {
         String path() {
@@ -69,9 +70,10 @@ abstract class RequestSuite {
         }
     }
 
-    static final Case NANO = new Case("echo", 8, Tier.NANO);            // 51 B body: score 12
-    static final Case SMALL = new Case("summarize", 60, Tier.SMALL);    // 311 B: 77 + 10 (sum) = 87
-    static final Case LARGE = new Case("analyze", 200, Tier.LARGE);     // 1011 B: 252 + 25 (ana), capped at 255
+    // Scores: the router's estimate from the body length / the guest's from the cl100k count.
+    static final Case NANO = new Case("echo", 8, Tier.NANO);            // 51 B body: 12 / 8
+    static final Case SMALL = new Case("summarize", 60, Tier.SMALL);    // 311 B: 77 + 10 (sum) = 87 / 60 + 10 = 70
+    static final Case LARGE = new Case("analyze", 200, Tier.LARGE);     // 1011 B: 252 + 25 (ana), capped at 255 / 225
 
     static Stream<Case> cases() {
         return Stream.of(NANO, SMALL, LARGE);
@@ -99,9 +101,13 @@ abstract class RequestSuite {
     }
 
     void assertServedAs(Case c, Tier assigned, Curl.Reply reply) {
+        assertServedAs(c, assigned, c.tier(), reply);
+    }
+
+    void assertServedAs(Case c, Tier assigned, Tier observed, Curl.Reply reply) {
         assertEquals(200, reply.status(), c + ": status");
         assertEquals(assigned.label(), reply.assignedTier(), c + ": X-NX-Assigned-Tier");
-        assertEquals(c.tier().label(), reply.tier(), c + ": X-NX-Tier (what the guest observed)");
+        assertEquals(observed.label(), reply.tier(), c + ": X-NX-Tier (what the guest observed)");
         assertEquals(Integer.toString(c.score()), reply.score(), c + ": X-NX-Score");
         assertEquals(expectedRouteSource(), reply.routeSource(), c + ": X-NX-Route-Source");
     }
@@ -135,9 +141,10 @@ abstract class RequestSuite {
         assertServedAs(SMALL, Tier.SMALL, dataPlane().post(SMALL.path(), SMALL.body()));
         ControlClient.Response patched = control().send("PATCH", "/thresholds", new JsonObject().put("nano_max", 100));
         assertEquals(200, patched.status(), patched.body());
-        assertEquals(new JsonObject().put("nano_max", 100).put("small_max", 130), patched.json());
-        // Score 87 is now at or below nano_max: the very next request is nano.
-        assertServedAs(SMALL, Tier.NANO, dataPlane().post(SMALL.path(), SMALL.body()));
+        assertEquals(new JsonObject().put("nano_max", 100).put("small_max", 130).put("valid", true), patched.json());
+        // Score 87 is now at or below nano_max: the very next request is nano, and the guest, judging
+        // its true score 70 against the same thresholds, agrees.
+        assertServedAs(SMALL, Tier.NANO, Tier.NANO, dataPlane().post(SMALL.path(), SMALL.body()));
     }
 
     // --- shared set-up -------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ class UserSpaceEndToEndTest extends RequestSuite {
         JsonObject json = config("127.0.0.1", port, new JsonObject().put("mode", "user"), stateDir);
         router = RouterRuntime.start(RouterConfig.fromJson(json));
         curl = new Curl(List.of(), "127.0.0.1", router.dataPlanePort());
-        control = new ControlClient(json.getJsonObject("control").getInteger("port"));
+        control = ControlClient.forConfig(json);
     }
 
     @AfterAll

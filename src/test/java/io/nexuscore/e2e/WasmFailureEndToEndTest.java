@@ -92,7 +92,7 @@ class WasmFailureEndToEndTest {
         // One instance and room for one waiter; the guests work long enough for the test to see both.
         JsonObject config = config(new JsonObject().put("instances", 1).put("queueCapacity", 1).put("deadlineMs", 60_000), dir);
         RouterRuntime saturated = RouterRuntime.start(RouterConfig.fromJson(config));
-        ControlClient control = new ControlClient(config.getJsonObject("control").getInteger("port"));
+        ControlClient control = ControlClient.forConfig(config);
         try {
             JsonObject slow = chat("short prompt").put("simulate_ms", 3_000);
             CompletableFuture<HttpResponse<String>> running = postAsync(saturated, slow);

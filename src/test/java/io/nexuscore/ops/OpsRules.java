@@ -1,5 +1,7 @@
 package io.nexuscore.ops;
 
+import io.nexuscore.testing.Privileged;
+
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -22,21 +24,16 @@ final class OpsRules {
     }
 
     static boolean inCi() {
-        return "true".equals(System.getenv("CI"));
+        return Privileged.inCi();
     }
 
     /** Skips (outside CI) or fails (in CI) with {@code reason} unless {@code condition} holds. */
     static void require(boolean condition, String reason) {
-        if (!condition) {
-            if (inCi()) {
-                fail("CI=true and " + reason);
-            }
-            assumeTrue(false, "skipped: " + reason);
-        }
+        Privileged.require(condition, reason);
     }
 
     static boolean isRoot() {
-        return "root".equals(System.getProperty("user.name"));
+        return Privileged.isRoot();
     }
 
     /** The repository root (failsafe runs with the project directory as the working directory). */

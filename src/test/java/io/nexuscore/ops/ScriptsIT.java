@@ -59,7 +59,8 @@ class ScriptsIT {
         env.put("NEXUSCORE_CONFIG", config.toString());
         env.put("NEXUSCORE_RUN_DIR", workDir.resolve("run").toString());
         env.put("NEXUSCORE_JAR", OpsRules.routerJar().toString());
-        // stress.sh runs the load generator on this JVM's test classpath instead of calling Maven.
+        // stress.sh runs the load generator on this JVM's classpath (failsafe adds target/bench-classes)
+        // instead of calling Maven.
         env.put("NEXUSCORE_CLASSPATH", System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
     }
 

@@ -40,7 +40,7 @@ class UserSpaceTenantFloorTest {
         Path config = dir.resolve("router.json");
         Files.writeString(config, """
                 {"dataPlane": {"host": "127.0.0.1", "port": %d, "instances": 1},
-                 "control": {"port": %d, "stateFile": "%s"},
+                 "control": {"port": %d, "stateFile": "%s", "auth": "none"},
                  "kernel": {"mode": "user"},
                  "tiers": {"nano": {"instances": 1}, "small": {"instances": 1}, "large": {"instances": 1}}}
                 """.formatted(dataPort, controlPort, dir.resolve("state.json")));

@@ -1,10 +1,11 @@
 package io.nexuscore.testing;
 
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The rule for tests that need root: outside CI they skip with the reason; with CI=true they run
- * or fail, never skip.
+ * The suite's one rule for tests that need something of the machine (root, eBPF privileges, a tool,
+ * a Docker engine): outside CI they skip with the reason; with CI=true they fail, never skip.
  */
 public final class Privileged {
 
@@ -15,11 +16,22 @@ public final class Privileged {
         return "true".equals(System.getenv("CI"));
     }
 
-    public static void requireRoot(String why) {
-        boolean root = "root".equals(System.getProperty("user.name"));
-        if (inCi() && !root) {
-            throw new AssertionError("CI=true but not running as root: " + why);
+    public static boolean isRoot() {
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    /** Skips (outside CI) or fails (with CI=true) with {@code reason} unless {@code condition} holds. */
+    public static void require(boolean condition, String reason) {
+        if (condition) {
+            return;
         }
-        assumeTrue(root, "skipped, not root: " + why);
+        if (inCi()) {
+            fail("CI=true and " + reason + " (with CI=true this test must run)");
+        }
+        assumeTrue(false, "skipped: " + reason);
+    }
+
+    public static void requireRoot(String why) {
+        require(isRoot(), "not running as root: " + why);
     }
 }

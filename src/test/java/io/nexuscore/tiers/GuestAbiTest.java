@@ -27,11 +27,15 @@ class GuestAbiTest {
         final int retptr;
 
         LyingGuest(int retptr, int textPtr, int textLen, int tier) {
+            this(retptr, textPtr, textLen, tier, 1);
+        }
+
+        LyingGuest(int retptr, int textPtr, int textLen, int tier, int score) {
             this.retptr = retptr;
-            if (retptr >= 0 && retptr + 20 <= memory.length) {
+            if (retptr >= 0 && retptr + 24 <= memory.length) {
                 ByteBuffer.wrap(memory).order(ByteOrder.LITTLE_ENDIAN)
                         .putInt(retptr, textPtr).putInt(retptr + 4, textLen).putInt(retptr + 8, 1).putInt(retptr + 12, 1)
-                        .put(retptr + 16, (byte) tier);
+                        .putInt(retptr + 16, score).put(retptr + 20, (byte) tier);
             }
         }
 
@@ -81,18 +85,21 @@ class GuestAbiTest {
         }
     }
 
-    @ParameterizedTest(name = "retptr {0}, text ({1}, {2}), tier {3}")
+    @ParameterizedTest(name = "retptr {0}, text ({1}, {2}), tier {3}, score {4}")
     @CsvSource({
-            "2, 100, 4, 0",           // misaligned return area
-            "65532, 100, 4, 0",       // return area runs off the end of memory
-            "-4, 100, 4, 0",          // return area at 4 GiB - 4
-            "256, 65000, 1000, 0",    // text runs off the end of memory
-            "256, -16, 32, 0",        // text pointer wraps
-            "256, 100, -1, 0",        // text length 4 GiB - 1
-            "256, 100, 4, 3",         // not a tier
+            "2, 100, 4, 0, 1",           // misaligned return area
+            "65532, 100, 4, 0, 1",       // return area runs off the end of memory
+            "65520, 100, 4, 0, 1",       // return area (24 bytes) runs off the end of memory
+            "-4, 100, 4, 0, 1",          // return area at 4 GiB - 4
+            "256, 65000, 1000, 0, 1",    // text runs off the end of memory
+            "256, -16, 32, 0, 1",        // text pointer wraps
+            "256, 100, -1, 0, 1",        // text length 4 GiB - 1
+            "256, 100, 4, 3, 1",         // not a tier
+            "256, 100, 4, 0, 256",       // score above 255
+            "256, 100, 4, 0, -1",        // score 4 GiB - 1
     })
-    void aGuestThatBreaksTheAbiIsAGuestTrap(int retptr, int textPtr, int textLen, int tier) {
-        GuestTrap trap = assertThrows(GuestTrap.class, () -> GuestAbi.call(new LyingGuest(retptr, textPtr, textLen, tier),
+    void aGuestThatBreaksTheAbiIsAGuestTrap(int retptr, int textPtr, int textLen, int tier, int score) {
+        GuestTrap trap = assertThrows(GuestTrap.class, () -> GuestAbi.call(new LyingGuest(retptr, textPtr, textLen, tier, score),
                 TestTiers.request("hi")));
         assertEquals(GuestTrap.Kind.TRAP, trap.kind());
         assertTrue(trap.getMessage().contains("broke the ABI"), trap.getMessage());
@@ -101,11 +108,12 @@ class GuestAbiTest {
     @ParameterizedTest(name = "a well-formed answer is lifted")
     @CsvSource({"256, 100, 4, 2"})
     void aWellFormedAnswerIsLifted(int retptr, int textPtr, int textLen, int tier) {
-        LyingGuest guest = new LyingGuest(retptr, textPtr, textLen, tier);
+        LyingGuest guest = new LyingGuest(retptr, textPtr, textLen, tier, 200);
         System.arraycopy("okay".getBytes(), 0, guest.memory, textPtr, 4);
         GuestAbi.GuestAnswer answer = GuestAbi.call(guest, TestTiers.request("hi"));
         assertEquals("okay", answer.text());
         assertEquals(Tier.LARGE, answer.observedTier());
+        assertEquals(200, answer.observedScore());
     }
 
     /** A trap that is not a failed memory.grow (here: the guest rejects a bad alignment) is TRAP, not MEMORY_LIMIT. */

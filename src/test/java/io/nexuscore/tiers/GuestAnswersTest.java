@@ -44,22 +44,20 @@ class GuestAnswersTest {
         try (WasmEngine engine = TestTiers.engine(engineKind);
              CoreInstance instance = engine.compile(guest.label(), TestTiers.guest(guest)).instantiate(1, (int) (64 * MB / 65536))) {
 
-            // Words, punctuation and UTF-8 letters: Hello , world ! Ça va ? = 7 tokens.
+            // cl100k_base: "  Hello,\tworld!\n Ça va?" is 9 tokens (jtokkit agrees; GuestTokenCountTest
+            // compares a whole table of prompts).
             GuestAnswer hello = ask(instance, new TierRequest("chat", "  Hello,\tworld!\n Ça va?", 0, TierRequest.Simulation.NONE));
-            assertEquals(7, hello.promptTokens());
+            assertEquals(9, hello.promptTokens());
+            assertEquals(9, hello.observedScore());
             assertEquals(Tier.NANO, hello.observedTier());
-            // Tokens are copied as written; whitespace runs fold to one space.
+            // Words are copied as written; whitespace runs fold to one space.
             assertEquals("[" + guest.label() + "] chat: Hello, world! Ça va?", hello.text());
-            // "[tier]" is 3 tokens, "chat", ":", then the 7 prompt tokens.
-            assertEquals(3 + 2 + 7, hello.completionTokens());
+            assertTrue(hello.completionTokens() > 9, hello.text());
 
-            // The guest's own thresholds: <= 16 nano, <= 128 small, else large (the same in every guest).
-            assertEquals(Tier.NANO, ask(instance, TestTiers.request(TestTiers.words(16))).observedTier());
-            assertEquals(Tier.SMALL, ask(instance, TestTiers.request(TestTiers.words(17))).observedTier());
-            assertEquals(Tier.SMALL, ask(instance, TestTiers.request(TestTiers.words(128))).observedTier());
+            // "w0 w1 ... w499" is 1000 tokens: the score saturates at 255.
             GuestAnswer large = ask(instance, TestTiers.request(TestTiers.words(500)));
             assertEquals(Tier.LARGE, large.observedTier());
-            assertEquals(500, large.promptTokens());
+            assertEquals(255, large.observedScore());
 
             // The completion stops at the guest's budget (or max_tokens when smaller) and says it was cut.
             String expected = "[" + guest.label() + "] summarize: " + TestTiers.words(budget) + " ...";
@@ -71,7 +69,7 @@ class GuestAnswersTest {
             String big = "x".repeat(4096);
             for (int i = 0; i < 50; i++) {
                 GuestAnswer a = ask(instance, TestTiers.request(big));
-                assertEquals(1, a.promptTokens());
+                assertEquals(512, a.promptTokens()); // "xxxxxxxx" is one cl100k token
             }
             assertEquals(0, ask(instance, TestTiers.request("")).promptTokens());
         }

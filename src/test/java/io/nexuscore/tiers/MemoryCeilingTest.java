@@ -66,8 +66,9 @@ class MemoryCeilingTest {
         try (WasmEngine e = TestTiers.engine(engine);
              CoreInstance instance = e.compile(tier.label(), TestTiers.guest(tier))
                      .instantiate(1, (int) (ceiling / TierConfig.WASM_PAGE))) {
-            // The guest's static data and stack take the first pages; leave it 1 MiB of headroom.
-            long bytes = ceiling - 2 * MB;
+            // The guest's static data (the cl100k tables, ~1.3 MiB) and stack take the first pages;
+            // leave it 1 MiB of headroom beyond them.
+            long bytes = ceiling - 4 * MB;
             GuestAbi.GuestAnswer answer = instance.withDeadline(120_000, () -> GuestAbi.call(instance, TestTiers.simulate(0, bytes, false)));
             assertTrue(answer.text().contains("[touched "), answer.text());
             long pages = instance.memoryPages();

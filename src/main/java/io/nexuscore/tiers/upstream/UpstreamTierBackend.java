@@ -58,6 +58,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     final HttpClientAgent client;
     final EndpointPool pool;
     private final String model;
+    private final ChatRequestBody requestBody;
     private final Supplier<Thresholds> thresholds;
     private final EventSink events;
     private final Counter retries;
@@ -79,6 +80,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         this.upstream = config.upstream().orElseThrow(() -> new IllegalArgumentException(
                 "tiers." + config.tier().label() + " has no upstream configured"));
         this.model = config.model();
+        this.requestBody = new ChatRequestBody(upstream.model());
         this.thresholds = thresholds;
         this.events = events;
         this.maxQueueWaitMs = config.maxQueueWaitMs();
@@ -115,7 +117,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
 
     @Override
     public CompletableFuture<TierReply> submit(TierRequest request) {
-        UpstreamExchange exchange = new UpstreamExchange(this, openAiBody(request, false).toBuffer(), false);
+        UpstreamExchange exchange = new UpstreamExchange(this, requestBody.encode(request, false), false);
         CompletableFuture<TierReply> result = new CompletableFuture<>();
         result.whenComplete((r, e) -> {
             if (e instanceof CancellationException) {
@@ -146,7 +148,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
 
     @Override
     public CompletableFuture<UpstreamStream> openStream(TierRequest request) {
-        UpstreamExchange exchange = new UpstreamExchange(this, openAiBody(request, true).toBuffer(), true);
+        UpstreamExchange exchange = new UpstreamExchange(this, requestBody.encode(request, true), true);
         CompletableFuture<UpstreamStream> result = new CompletableFuture<>();
         result.whenComplete((r, e) -> {
             if (e instanceof CancellationException) {
@@ -206,19 +208,6 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                 .put("detail", why));
     }
 
-    private JsonObject openAiBody(TierRequest request, boolean stream) {
-        JsonObject body = new JsonObject()
-                .put("model", upstream.model())
-                .put("messages", new JsonArray().add(new JsonObject().put("role", "user").put("content", request.prompt())));
-        if (request.maxTokens() > 0) {
-            body.put("max_tokens", request.maxTokens());
-        }
-        if (stream) {
-            body.put("stream", true);
-        }
-        return body;
-    }
-
     private TierReply reply(Buffer body, UpstreamEndpoint endpoint) {
         String where = endpoint == null ? "upstream" : "upstream " + endpoint.display();
         try {
@@ -238,8 +227,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
             }
             int prompt = usage.getInteger("prompt_tokens", 0);
             int completion = usage.getInteger("completion_tokens", 0);
-            Tier observed = thresholds.get().tierFor((int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion));
-            return new TierReply(text, observed, prompt, completion, model);
+            int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
+            return new TierReply(text, thresholds.get().tierFor(score), score, prompt, completion, model);
         } catch (DecodeException | ClassCastException e) {
             throw new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": upstream answered malformed JSON",
                     where + " answered malformed JSON: " + e.getMessage(), e);

@@ -1,6 +1,9 @@
 package io.nexuscore.tiers.wasm;
 
+import io.nexuscore.classify.ScoreWeights;
+import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.tiers.AssessmentPolicy;
 import io.nexuscore.tiers.TierRequest;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -14,7 +17,7 @@ import java.nio.charset.StandardCharsets;
 public final class GuestAbi {
 
     /** Size of the {@code response} record's return area. */
-    static final int RETURN_AREA_SIZE = 20;
+    static final int RETURN_AREA_SIZE = 24;
     static final int RETURN_AREA_ALIGN = 4;
     /** The longest answer text the host accepts from a guest. */
     static final int MAX_TEXT_BYTES = 16 << 20;
@@ -23,7 +26,7 @@ public final class GuestAbi {
     }
 
     /** What a guest answered, lifted from its return area. */
-    public record GuestAnswer(String text, int promptTokens, int completionTokens, Tier observedTier) {
+    public record GuestAnswer(String text, int promptTokens, int completionTokens, int observedScore, Tier observedTier) {
     }
 
     /** Runs one request through {@code instance}; the caller enforces the deadline around it. */
@@ -39,10 +42,14 @@ public final class GuestAbi {
         instance.write(base, strings);
 
         TierRequest.Simulation sim = request.simulation();
+        AssessmentPolicy policy = request.policy();
+        ScoreWeights w = policy.weights();
         int retptr = (int) instance.call(CoreInstance.Export.HANDLE,
                 Integer.toUnsignedLong(base), task.length,
                 Integer.toUnsignedLong(base + task.length), prompt.length,
-                request.maxTokens(), sim.workMs(), sim.allocateBytes(), sim.spin() ? 1 : 0);
+                request.maxTokens(), sim.workMs(), sim.allocateBytes(), sim.spin() ? 1 : 0,
+                policy.thresholds().nanoMax(), policy.thresholds().smallMax(),
+                w.sum(), w.ref(), w.gen(), w.ana(), policy.keywordScanBytes());
         if (Integer.remainderUnsigned(retptr, RETURN_AREA_ALIGN) != 0) {
             throw malformed(instance, "return area at " + Integer.toUnsignedString(retptr) + " is not 4-aligned");
         }
@@ -52,7 +59,8 @@ public final class GuestAbi {
         int textLen = area.getInt(4);
         int promptTokens = area.getInt(8);
         int completionTokens = area.getInt(12);
-        int tier = area.get(16) & 0xff;
+        int score = area.getInt(16);
+        int tier = area.get(20) & 0xff;
         if (textLen < 0 || textLen > MAX_TEXT_BYTES) {
             throw malformed(instance, "text length " + Integer.toUnsignedString(textLen) + " exceeds " + MAX_TEXT_BYTES);
         }
@@ -60,13 +68,16 @@ public final class GuestAbi {
         if (tier > Tier.LARGE.wire()) {
             throw malformed(instance, "observed tier " + tier + " is not a tier enum index (0..2)");
         }
+        if (score < 0 || score > Scorer.MAX_SCORE) {
+            throw malformed(instance, "observed score " + Integer.toUnsignedString(score) + " is not in 0..255");
+        }
         if (promptTokens < 0 || completionTokens < 0) {
             throw malformed(instance, "token counts " + Integer.toUnsignedString(promptTokens) + "/"
                     + Integer.toUnsignedString(completionTokens) + " do not fit in an int");
         }
         String text = new String(instance.read(textPtr, textLen), StandardCharsets.UTF_8);
         instance.call(CoreInstance.Export.POST_HANDLE, Integer.toUnsignedLong(retptr));
-        return new GuestAnswer(text, promptTokens, completionTokens, Tier.fromWire(tier));
+        return new GuestAnswer(text, promptTokens, completionTokens, score, Tier.fromWire(tier));
     }
 
     private static void checkRange(CoreInstance instance, int address, int length, String what) {

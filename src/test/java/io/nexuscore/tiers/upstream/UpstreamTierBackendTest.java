@@ -42,7 +42,7 @@ class UpstreamTierBackendTest {
         // 600 prompt bytes: 150 prompt tokens + 1 completion token, above small_max (130).
         TierRequest request = new TierRequest("chat", "p".repeat(600), 9, TierRequest.Simulation.NONE);
         Future.fromCompletionStage(backend.submit(request)).onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
-            assertEquals(new TierReply("served by s", Tier.LARGE, 150, 1, "nexus-small"), reply);
+            assertEquals(new TierReply("served by s", Tier.LARGE, 151, 150, 1, "nexus-small"), reply);
             assertEquals("up-model", upstream.bodies().get(0).getString("model"));
             assertEquals(9, upstream.bodies().get(0).getInteger("max_tokens"));
             backend.close();

@@ -32,7 +32,8 @@ import org.HdrHistogram.Histogram;
  * Sends a list of requests (each meant for a tier) to the router with at most {@code concurrency}
  * in flight, and records per intended tier: latency (HdrHistogram, microseconds), errors by status
  * or exception, the tier the router assigned (X-NX-Assigned-Tier) against the intended one, the
- * guest's observed tier (X-NX-Tier) against the assigned one (a misroute), and the route source.
+ * router's misroute judgement of the guest's observed tier (X-NX-Misroute: strict, banded, gross),
+ * and the route source.
  * Loopback only: the base URI must name 127.0.0.1, ::1 or localhost. The client is Vert.x's (keep-alive,
  * one connection per request in flight): the JDK's HttpClient capped at ~1,200 requests/s here.
  */
@@ -45,6 +46,8 @@ final class LoadRun implements AutoCloseable {
         final LongAdder ok = new LongAdder();
         final LongAdder misclassified = new LongAdder();
         final LongAdder misrouted = new LongAdder();
+        final LongAdder bandedMisroutes = new LongAdder();
+        final LongAdder grossMisroutes = new LongAdder();
         final Map<String, LongAdder> errors = new ConcurrentHashMap<>();
         final Map<String, LongAdder> routeSources = new ConcurrentHashMap<>();
 
@@ -141,20 +144,27 @@ final class LoadRun implements AutoCloseable {
         result.ok.increment();
         result.latencyMicros.recordValue(Math.max(1, micros));
         String assigned = response.getHeader("X-NX-Assigned-Tier");
-        String observed = response.getHeader("X-NX-Tier");
         if (!intended.label().equalsIgnoreCase(assigned)) {
             result.misclassified.increment();
         }
-        if (assigned != null && observed != null && !assigned.equalsIgnoreCase(observed)) {
+        List<String> misroute = List.of(String.valueOf(response.getHeader("X-NX-Misroute")).split(","));
+        if (misroute.contains("strict")) {
             result.misrouted.increment();
+        }
+        if (misroute.contains("banded")) {
+            result.bandedMisroutes.increment();
+        }
+        if (misroute.contains("gross")) {
+            result.grossMisroutes.increment();
         }
         String source = response.getHeader("X-NX-Route-Source");
         result.routeSources.computeIfAbsent(source == null ? "?" : source, k -> new LongAdder()).increment();
     }
 
     static String header() {
-        return String.format(Locale.ROOT, "%-6s %6s %6s %6s %9s %9s %9s %9s %8s %8s  %s",
-                "tier", "sent", "ok", "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms", "misclass", "misroute", "route source / errors");
+        return String.format(Locale.ROOT, "%-6s %6s %6s %6s %9s %9s %9s %9s %8s %8s %8s %8s  %s",
+                "tier", "sent", "ok", "errors", "p50_ms", "p95_ms", "p99_ms", "max_ms", "misclass", "mr_strct", "mr_band",
+                "mr_gross", "route source / errors");
     }
 
     static String row(String name, TierResult r) {
@@ -163,10 +173,11 @@ final class LoadRun implements AutoCloseable {
         r.routeSources.forEach((k, v) -> sources.put(k, v.sum()));
         Map<String, Long> errors = new TreeMap<>();
         r.errors.forEach((k, v) -> errors.put(k, v.sum()));
-        return String.format(Locale.ROOT, "%-6s %6d %6d %6d %9.2f %9.2f %9.2f %9.2f %8d %8d  %s%s",
+        return String.format(Locale.ROOT, "%-6s %6d %6d %6d %9.2f %9.2f %9.2f %9.2f %8d %8d %8d %8d  %s%s",
                 name, r.sent.sum(), r.ok.sum(), r.errorCount(),
                 ms(h, 50), ms(h, 95), ms(h, 99), h.getTotalCount() == 0 ? 0.0 : h.getMaxValue() / 1000.0,
-                r.misclassified.sum(), r.misrouted.sum(), sources, errors.isEmpty() ? "" : " " + errors);
+                r.misclassified.sum(), r.misrouted.sum(), r.bandedMisroutes.sum(), r.grossMisroutes.sum(),
+                sources, errors.isEmpty() ? "" : " " + errors);
     }
 
     static double ms(Histogram h, double percentile) {

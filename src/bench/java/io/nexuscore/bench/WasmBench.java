@@ -115,7 +115,7 @@ public final class WasmBench {
     }
 
     /**
-     * Queue wait (the pool semaphore wait) through a real pool at its default config: 4 client
+     * Queue wait (time a job spends in the tier's bounded queue) through a real pool at its default config: 4 client
      * threads in a closed loop, so the queue holds at most 4 and the figure is the hand-off from
      * submit() to a worker.
      */

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Routing evaluation against a running router (./start.sh first): sends the prompts of the shared
+# corpus (GSM8K, MT-Bench) and of bench/data (unseen kinds: long passages, multiple choice) as OpenAI
+# chat requests and prints per corpus the strict, banded and gross misroute rates against an
+# independent cl100k_base count (jtokkit), the confusion matrix, and how often the router's observed
+# tier (X-NX-Tier) and token count (X-NX-Tokens) equal that count. Loopback only; run it with the
+# adaptive loop off (PATCH /adaptive) so the thresholds stay put, or it warns.
+#   bench/routing-eval.sh [--band-percent 20] [--concurrency 4] [--limit N] [--corpora NAME=FILE,...]
+# The corpus directory is ../shared/corpus beside the checkout, or NEXUSCORE_CORPUS.
+set -euo pipefail
+source "$(dirname "$0")/../scripts/lib.sh"
+cd "$NX_ROOT"
+
+corpus="${NEXUSCORE_CORPUS:-$NX_ROOT/../shared/corpus}"
+default_corpora="gsm8k=$corpus/gsm8k-test.jsonl,mt-bench=$corpus/mt-bench-questions.jsonl"
+default_corpora+=",unseen-passages=$NX_ROOT/bench/data/unseen-passages.jsonl"
+default_corpora+=",unseen-multiple-choice=$NX_ROOT/bench/data/unseen-multiple-choice.jsonl"
+
+cp_="${NEXUSCORE_CLASSPATH:-}"
+if [ -z "$cp_" ]; then
+  cp_="$(nx_bench_classpath io.nexuscore.bench.RoutingEval)"
+fi
+exec java -cp "$cp_" io.nexuscore.bench.RoutingEval --url "$NX_DATA_URL" --control-url "$NX_CONTROL_URL" \
+  --corpora "$default_corpora" "$@"

@@ -1,0 +1,257 @@
+package io.nexuscore.bench;
+
+import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.Encoding;
+import com.knuddels.jtokkit.api.EncodingType;
+import io.nexuscore.classify.ScoreWeights;
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.misroute.Misroute;
+import io.nexuscore.tiers.AssessmentPolicy;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The routing evaluation behind bench/routing-eval.sh: sends every prompt of the given corpora
+ * through a running router as an OpenAI chat request (one user message) and judges the router's
+ * assignment (X-NX-Assigned-Tier) against an independent truth: the prompt's cl100k_base count
+ * from jtokkit plus the scorer's keyword bonus (re-implemented here), against the thresholds in force
+ * (GET /thresholds). Prints per corpus the strict, banded and gross misroute rates, the confusion
+ * matrix, and how often the router's observed tier (X-NX-Tier, the guest's verdict) and token count
+ * (X-NX-Tokens) equal that truth.
+ *
+ * <pre>
+ * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
+ *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
+ *     [--concurrency 4] [--limit 0]
+ * </pre>
+ * Each corpus line is a JSON object with a string {@code prompt}. Loopback only. Exit code 0 when
+ * every prompt was answered, 1 otherwise.
+ */
+public final class RoutingEval {
+
+    static final Encoding CL100K = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
+    static final String[] KEYWORDS = {"sum", "ref", "gen", "ana"};
+
+    private RoutingEval() {
+    }
+
+    /** One corpus's figures. */
+    static final class Tally {
+        final String name;
+        final long[][] confusion = new long[3][3];
+        final AtomicLong errors = new AtomicLong();
+        long prompts;
+        long strict;
+        long banded;
+        long gross;
+        long observedAgrees;
+        long tokensAgree;
+        long routerStrict;
+
+        Tally(String name) {
+            this.name = name;
+        }
+
+        synchronized void add(Tier assigned, Tier truth, int trueScore, Tier observed, int routerTokens, int trueTokens,
+                              String routerMisroute, Thresholds thresholds, double band) {
+            prompts++;
+            confusion[assigned.wire()][truth.wire()]++;
+            Misroute m = Misroute.judge(assigned, truth, trueScore, thresholds, band);
+            strict += m.strict() ? 1 : 0;
+            banded += m.banded() ? 1 : 0;
+            gross += m.gross() ? 1 : 0;
+            observedAgrees += observed == truth ? 1 : 0;
+            tokensAgree += routerTokens == trueTokens ? 1 : 0;
+            routerStrict += routerMisroute.contains("strict") ? 1 : 0;
+        }
+    }
+
+    /** The truth for one prompt: its cl100k count plus the keyword bonus of its first bytes (task "chat" has none). */
+    static int trueScore(String prompt, int tokens, ScoreWeights w) {
+        byte[] utf8 = prompt.getBytes(StandardCharsets.UTF_8);
+        int scanned = Math.min(utf8.length, AssessmentPolicy.KEYWORD_SCAN_BYTES);
+        String head = new String(utf8, 0, scanned, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT);
+        int[] weights = {w.sum(), w.ref(), w.gen(), w.ana()};
+        long score = tokens;
+        for (int k = 0; k < KEYWORDS.length; k++) {
+            if (head.contains(KEYWORDS[k])) {
+                score += weights[k];
+            }
+        }
+        return (int) Math.min(Scorer.MAX_SCORE, score);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Args a = Args.parse(args);
+        URI url = loopback(a.value("url", "http://127.0.0.1:8080"));
+        URI control = loopback(a.value("control-url", "http://127.0.0.1:8081"));
+        double band = a.intValue("band-percent", 20) / 100.0;
+        int concurrency = a.intValue("concurrency", 4);
+        int limit = a.intValue("limit", 0);
+        Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
+        ScoreWeights weights = ScoreWeights.DEFAULT;
+
+        // HTTP/1.1 as OpenAI clients speak it (the JDK client would otherwise try an h2c upgrade).
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+        Thresholds before = thresholds(http, control);
+        System.out.printf(Locale.ROOT, "routing-eval: %s, thresholds nano_max %d small_max %d, band %.0f %%,"
+                        + " truth = jtokkit cl100k_base + keyword bonus (first %d bytes)%n",
+                url, before.nanoMax(), before.smallMax(), band * 100, AssessmentPolicy.KEYWORD_SCAN_BYTES);
+
+        List<Tally> tallies = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(concurrency);
+        try {
+            for (Map.Entry<String, List<String>> corpus : corpora.entrySet()) {
+                Tally tally = new Tally(corpus.getKey());
+                tallies.add(tally);
+                List<Future<?>> sent = new ArrayList<>();
+                for (String prompt : corpus.getValue()) {
+                    sent.add(pool.submit(() -> evaluate(http, url, prompt, before, weights, band, tally)));
+                }
+                for (Future<?> f : sent) {
+                    f.get();
+                }
+            }
+        } finally {
+            pool.shutdown();
+        }
+        Thresholds after = thresholds(http, control);
+        if (!after.equals(before)) {
+            System.out.printf(Locale.ROOT, "WARNING: the thresholds moved during the run (%d/%d -> %d/%d; the adaptive"
+                    + " loop?): figures are judged against the first%n", before.nanoMax(), before.smallMax(),
+                    after.nanoMax(), after.smallMax());
+        }
+        print(tallies);
+        System.exit(tallies.stream().allMatch(t -> t.errors.get() == 0) ? 0 : 1);
+    }
+
+    private static void evaluate(HttpClient http, URI url, String prompt, Thresholds thresholds, ScoreWeights weights,
+                                 double band, Tally tally) {
+        String body = new JsonObject().put("model", "nexus").put("max_tokens", 16)
+                .put("messages", List.of(new JsonObject().put("role", "user").put("content", prompt))).encode();
+        HttpRequest request = HttpRequest.newBuilder(url.resolve("/v1/chat/completions"))
+                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        try {
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            String assigned = response.headers().firstValue("X-NX-Assigned-Tier").orElse(null);
+            String observed = response.headers().firstValue("X-NX-Tier").orElse(null);
+            if (response.statusCode() != 200 || assigned == null || observed == null) {
+                tally.errors.incrementAndGet();
+                System.err.println("HTTP " + response.statusCode() + " (assigned " + assigned + ", observed " + observed
+                        + ") for: " + abbreviate(prompt));
+                return;
+            }
+            int tokens = CL100K.countTokensOrdinary(prompt);
+            int score = trueScore(prompt, tokens, weights);
+            int routerTokens = Integer.parseInt(response.headers().firstValue("X-NX-Tokens").orElse("-1"));
+            tally.add(Tier.fromLabel(assigned), thresholds.tierFor(score), score, Tier.fromLabel(observed),
+                    routerTokens, tokens, response.headers().firstValue("X-NX-Misroute").orElse(""), thresholds, band);
+        } catch (IOException e) {
+            tally.errors.incrementAndGet();
+            System.err.println(e + " for: " + abbreviate(prompt));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            tally.errors.incrementAndGet();
+        }
+    }
+
+    private static void print(List<Tally> tallies) {
+        System.out.printf(Locale.ROOT, "%-22s %7s %6s %8s %8s %8s %15s %13s %14s%n", "corpus", "prompts", "errors",
+                "strict", "banded", "gross", "observed=truth", "tokens=truth", "router strict");
+        for (Tally t : tallies) {
+            System.out.printf(Locale.ROOT, "%-22s %7d %6d %7.2f%% %7.2f%% %7.2f%% %14.2f%% %12.2f%% %13.2f%%%n",
+                    t.name, t.prompts, t.errors.get(), pct(t.strict, t.prompts), pct(t.banded, t.prompts),
+                    pct(t.gross, t.prompts), pct(t.observedAgrees, t.prompts), pct(t.tokensAgree, t.prompts),
+                    pct(t.routerStrict, t.prompts));
+        }
+        for (Tally t : tallies) {
+            System.out.printf(Locale.ROOT, "%n%s: confusion (rows: assigned tier, columns: true tier)%n", t.name);
+            System.out.printf(Locale.ROOT, "  %-8s %7s %7s %7s%n", "", "nano", "small", "large");
+            for (Tier assigned : Tier.values()) {
+                long[] row = t.confusion[assigned.wire()];
+                System.out.printf(Locale.ROOT, "  %-8s %7d %7d %7d%n", assigned.label(), row[0], row[1], row[2]);
+            }
+        }
+    }
+
+    private static double pct(long n, long of) {
+        return of == 0 ? 0.0 : 100.0 * n / of;
+    }
+
+    private static Thresholds thresholds(HttpClient http, URI control) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(control.resolve("/thresholds"))
+                .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IOException("GET " + control.resolve("/thresholds") + ": HTTP " + r.statusCode() + " " + r.body());
+        }
+        JsonObject json = new JsonObject(r.body());
+        return new Thresholds(json.getInteger("nano_max"), json.getInteger("small_max"));
+    }
+
+    /** name=file pairs, comma-separated, in order; each file's {@code prompt} strings (the first {@code limit} when > 0). */
+    static Map<String, List<String>> corpora(String spec, int limit) throws IOException {
+        if (spec.isBlank()) {
+            throw new IllegalArgumentException("--corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...] is required");
+        }
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        for (String pair : spec.split(",")) {
+            String[] nf = pair.split("=", 2);
+            if (nf.length != 2) {
+                throw new IllegalArgumentException("--corpora: expected NAME=FILE, got '" + pair + "'");
+            }
+            List<String> prompts = new ArrayList<>();
+            int line = 0;
+            for (String l : Files.readAllLines(Path.of(nf[1]), StandardCharsets.UTF_8)) {
+                line++;
+                if (l.isBlank()) {
+                    continue;
+                }
+                Object prompt = new JsonObject(l).getValue("prompt");
+                if (!(prompt instanceof String s)) {
+                    throw new IllegalArgumentException(nf[1] + ":" + line + ": no string \"prompt\"");
+                }
+                prompts.add(s);
+                if (limit > 0 && prompts.size() >= limit) {
+                    break;
+                }
+            }
+            out.put(nf[0], prompts);
+        }
+        return out;
+    }
+
+    private static URI loopback(String spec) {
+        URI uri = URI.create(spec);
+        String host = uri.getHost();
+        if (!("127.0.0.1".equals(host) || "localhost".equals(host) || "[::1]".equals(host) || "::1".equals(host))) {
+            throw new IllegalArgumentException("the evaluation runs over loopback only, got " + spec);
+        }
+        return uri;
+    }
+
+    private static String abbreviate(String prompt) {
+        String one = prompt.replaceAll("\\s+", " ");
+        return one.length() <= 80 ? one : one.substring(0, 77) + "...";
+    }
+}

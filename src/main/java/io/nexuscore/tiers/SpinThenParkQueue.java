@@ -1,0 +1,98 @@
+package io.nexuscore.tiers;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A tier's bounded job queue with a cheaper handoff than a blocking queue's wake-up per request.
+ * One idle worker at a time spins briefly for the next job (an event loop offering it then wakes
+ * nobody: no futex call, no scheduler round trip); the others park, and an offer unparks one only
+ * when nobody spins. A worker that takes a job while more are waiting wakes the next parked one,
+ * so a burst fans out over the pool.
+ *
+ * <p>Why only one spinner: the tier's workers share its CPUs (and on a small machine, the event
+ * loops' too); a single short spin keeps the latency of back-to-back requests low without turning
+ * the pool into busy loops that would take CPU from the other tiers.
+ */
+final class SpinThenParkQueue<T> {
+
+    private final ArrayBlockingQueue<T> jobs;
+    private final long spinNanos;
+    private final AtomicBoolean spinning = new AtomicBoolean();
+    private final ConcurrentLinkedDeque<Thread> parked = new ConcurrentLinkedDeque<>();
+
+    /**
+     * @param capacity  jobs that may wait; past it {@link #offer} refuses
+     * @param spinNanos how long one idle worker polls before it parks
+     */
+    SpinThenParkQueue(int capacity, long spinNanos) {
+        this.jobs = new ArrayBlockingQueue<>(capacity);
+        this.spinNanos = spinNanos;
+    }
+
+    /** Never blocks; false when full. */
+    boolean offer(T job) {
+        if (!jobs.offer(job)) {
+            return false;
+        }
+        if (!spinning.get()) {
+            wakeOne();
+        }
+        return true;
+    }
+
+    /**
+     * The next job: at once if one waits, else after a spin (if no other worker spins) or a park of
+     * at most {@code maxWait}; null when none came. Returns on interrupt (null) with the flag set.
+     */
+    T take(long maxWait, TimeUnit unit) {
+        T job = jobs.poll();
+        if (job == null && spinning.compareAndSet(false, true)) {
+            try {
+                long until = System.nanoTime() + spinNanos;
+                while ((job = jobs.poll()) == null && System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+            } finally {
+                spinning.set(false);
+            }
+        }
+        if (job == null) {
+            Thread me = Thread.currentThread();
+            parked.addFirst(me);
+            // An offer that ran before we were listed woke nobody: look once more before sleeping.
+            job = jobs.poll();
+            if (job == null && !me.isInterrupted()) {
+                LockSupport.parkNanos(this, unit.toNanos(maxWait));
+                job = jobs.poll();
+            }
+            parked.remove(me);
+        }
+        if (job != null && !jobs.isEmpty() && !spinning.get()) {
+            wakeOne(); // more waiting: hand them to another worker rather than after this job
+        }
+        return job;
+    }
+
+    private void wakeOne() {
+        Thread sleeper = parked.pollFirst();
+        if (sleeper != null) {
+            LockSupport.unpark(sleeper);
+        }
+    }
+
+    T poll() {
+        return jobs.poll();
+    }
+
+    boolean remove(T job) {
+        return jobs.remove(job);
+    }
+
+    int size() {
+        return jobs.size();
+    }
+}

@@ -1,0 +1,52 @@
+package io.nexuscore.bpf;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The reference count of a shared sysctl, kept as marker directories in the real bpffs next to two
+ * routers' pins. The sysctl itself is a file under a test directory, so the host's
+ * net.ipv4.tcp_fwmark_accept (which other routers on this machine rely on) is never touched.
+ */
+class SharedSysctlTest {
+
+    @TempDir
+    Path procSys;
+
+    @Test
+    void onlyTheLastUserRestoresTheValueTheFirstOneFound() throws Exception {
+        KernelTestSupport.requireKernel(); // needs bpffs, mounted by root
+        BpfFs.ensureMounted();
+        Sysctl sysctl = new Sysctl("net.ipv4.tcp_fwmark_accept", procSys);
+        Files.createDirectories(sysctl.path().getParent());
+        Files.writeString(sysctl.path(), "0\n");
+        Path first = KernelTestSupport.uniquePinDir();
+        Path second = KernelTestSupport.uniquePinDir();
+        try {
+            SharedSysctl a = new SharedSysctl(sysctl, "1", first);
+            SharedSysctl b = new SharedSysctl(sysctl, "1", second);
+            a.acquire();
+            assertEquals("1", sysctl.read());
+            b.acquire();
+            assertTrue(Files.isDirectory(second.resolve("sysctl_net_ipv4_tcp_fwmark_accept_was_0")),
+                    "the second user records the value the first one found, not the 1 it sees now");
+
+            a.release();
+            assertEquals("1", sysctl.read(), "another router still needs it");
+            assertFalse(Files.exists(first.resolve("sysctl_net_ipv4_tcp_fwmark_accept_was_0")));
+            b.release();
+            assertEquals("0", sysctl.read(), "the last user puts the original back");
+        } finally {
+            KernelDataPath.removePins(first);
+            KernelDataPath.removePins(second);
+        }
+        assertFalse(Files.exists(first), "nothing left in bpffs");
+        assertFalse(Files.exists(second));
+    }
+}

@@ -1,0 +1,192 @@
+package io.nexuscore.control;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.config.ControlConfig;
+import io.nexuscore.events.EventHub;
+import io.nexuscore.http.ProblemType;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Who may drive the control plane, over real loopback sockets with hand-written requests (so the
+ * Host and Origin headers are exactly what a browser or an attacker would send): the default token
+ * (generated at first start, 0600, reused at the next), the explicit opt-out, Host and Origin on every
+ * route, and the reads that expose tenants and events off-loopback.
+ */
+class ControlSecurityTest {
+
+    @TempDir
+    Path dir;
+
+    private final Vertx vertx = Vertx.vertx();
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+    @AfterEach
+    void close() throws Exception {
+        vertx.close().await(10, TimeUnit.SECONDS);
+        registry.close();
+    }
+
+    /** Deploys a control plane with the given config (port 0) and returns its port. */
+    private int deploy(ControlConfig config) throws Exception {
+        ControlVerticle verticle = new ControlVerticle(config, ControlPorts.userSpace(Thresholds.DEFAULT, "test"),
+                TierStateView.NONE, new EventHub(16, 16, registry), registry,
+                new ControlVerticle.Timings(Duration.ofMillis(50), Duration.ofSeconds(30)));
+        vertx.deployVerticle(verticle).await(30, TimeUnit.SECONDS);
+        return verticle.actualPort();
+    }
+
+    private ControlConfig config(String host, ControlConfig.Auth auth) {
+        Path state = dir.resolve("state").resolve("state.json");
+        return new ControlConfig(host, 0, auth, Optional.empty(), state.resolveSibling("control.token"),
+                List.of("router.internal"), state, 16, 16);
+    }
+
+    @Test
+    void theDefaultGeneratesAPrivateTokenAtFirstStartAndMutatingCallsNeedIt() throws Exception {
+        ControlConfig config = config("127.0.0.1", ControlConfig.Auth.TOKEN);
+        int port = deploy(config);
+        Path tokenFile = config.tokenFile();
+        assertTrue(Files.isRegularFile(tokenFile), "token generated at first start");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(tokenFile)));
+        String token = Files.readString(tokenFile).strip();
+        assertTrue(token.length() >= 32, token);
+
+        Reply anonymous = patch(port, "127.0.0.1:" + port, null, null);
+        assertEquals(401, anonymous.status(), anonymous.text());
+        assertEquals(ProblemType.TYPE_BASE + "unauthorized", anonymous.json().getString("type"));
+        Reply wrong = patch(port, "127.0.0.1:" + port, "not-the-token-at-all", null);
+        assertEquals(401, wrong.status(), wrong.text());
+        Reply authed = patch(port, "127.0.0.1:" + port, token, null);
+        assertEquals(200, authed.status(), authed.text());
+        for (String path : List.of("/healthz", "/metrics", "/thresholds", "/tenants", "/events?types=none")) {
+            if (!path.startsWith("/events")) {
+                assertEquals(200, get(port, "localhost:" + port, path, null).status(), path + " is open on loopback");
+            }
+        }
+
+        // A second start on the same state directory reads the same token, and does not print a new one.
+        int second = deploy(config);
+        assertEquals(token, Files.readString(tokenFile).strip());
+        assertEquals(200, patch(second, "127.0.0.1:" + second, token, null).status());
+    }
+
+    @Test
+    void aTokenFileOthersCanReadIsRefused() throws Exception {
+        ControlConfig config = config("127.0.0.1", ControlConfig.Auth.TOKEN);
+        Files.createDirectories(config.tokenFile().getParent());
+        Files.writeString(config.tokenFile(), "0123456789abcdef0123456789abcdef\n");
+        Files.setPosixFilePermissions(config.tokenFile(), PosixFilePermissions.fromString("rw-r--r--"));
+        Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> deploy(config));
+        assertTrue(String.valueOf(e.getMessage()).contains("chmod 600"), e.getMessage());
+    }
+
+    @Test
+    void authNoneIsAnExplicitLoopbackOptOut() throws Exception {
+        int port = deploy(config("127.0.0.1", ControlConfig.Auth.NONE));
+        assertEquals(200, patch(port, "127.0.0.1:" + port, null, null).status());
+        assertFalse(Files.exists(dir.resolve("state").resolve("control.token")), "no token file when auth is off");
+    }
+
+    @Test
+    void hostAndOriginAreCheckedOnEveryRoute() throws Exception {
+        ControlConfig config = config("127.0.0.1", ControlConfig.Auth.NONE);
+        int port = deploy(config);
+        for (String path : List.of("/healthz", "/metrics", "/thresholds")) {
+            Reply rebound = get(port, "attacker.example:" + port, path, null);
+            assertEquals(403, rebound.status(), path + ": " + rebound.text());
+            assertEquals(ProblemType.TYPE_BASE + "forbidden-host", rebound.json().getString("type"));
+        }
+        int noHost = get(port, null, "/healthz", null).status();
+        assertTrue(noHost >= 400, "no Host header at all (Vert.x refuses the request before routing): " + noHost);
+        assertEquals(200, get(port, "[::1]:" + port, "/healthz", null).status());
+        assertEquals(200, get(port, "localhost", "/healthz", null).status());
+        assertEquals(200, get(port, "router.internal:" + port, "/healthz", null).status(), "a configured name");
+
+        // A page on another site in a browser on this machine: right Host, foreign Origin.
+        Reply crossSite = patch(port, "127.0.0.1:" + port, null, "http://attacker.example");
+        assertEquals(403, crossSite.status(), crossSite.text());
+        assertEquals(ProblemType.TYPE_BASE + "forbidden-origin", crossSite.json().getString("type"));
+        assertEquals(403, patch(port, "127.0.0.1:" + port, null, "null").status(), "sandboxed pages send Origin: null");
+        assertEquals(403, get(port, "127.0.0.1:" + port, "/thresholds", "http://127.0.0.1.attacker.example").status());
+        assertEquals(200, patch(port, "127.0.0.1:" + port, null, "http://localhost:" + port).status(), "same origin");
+    }
+
+    @Test
+    void offLoopbackTenantsAndEventsNeedTheTokenHealthAndMetricsStayOpen() throws Exception {
+        ControlConfig config = config("0.0.0.0", ControlConfig.Auth.TOKEN);
+        int port = deploy(config);
+        String token = Files.readString(config.tokenFile()).strip();
+        String host = "127.0.0.1:" + port;
+        assertEquals(401, get(port, host, "/tenants", null).status());
+        assertEquals(401, get(port, host, "/events", null).status());
+        assertEquals(200, get(port, host, "/healthz", null).status());
+        assertEquals(200, get(port, host, "/metrics", null).status());
+        assertEquals(200, request(port, "GET /tenants HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + token
+                + "\r\nConnection: close\r\n\r\n").status());
+    }
+
+    // --- raw HTTP -------------------------------------------------------------------------------
+
+    record Reply(int status, String text) {
+        JsonObject json() {
+            return new JsonObject(text.substring(text.indexOf("\r\n\r\n") + 4));
+        }
+    }
+
+    private static Reply get(int port, String host, String path, String origin) throws IOException {
+        return request(port, "GET " + path + " HTTP/1.1\r\n" + (host == null ? "" : "Host: " + host + "\r\n")
+                + (origin == null ? "" : "Origin: " + origin + "\r\n") + "Connection: close\r\n\r\n");
+    }
+
+    private static Reply patch(int port, String host, String token, String origin) throws IOException {
+        String body = "{\"nano_max\": 42}";
+        return request(port, "PATCH /thresholds HTTP/1.1\r\nHost: " + host + "\r\n"
+                + (token == null ? "" : "Authorization: Bearer " + token + "\r\n")
+                + (origin == null ? "" : "Origin: " + origin + "\r\n")
+                + "Content-Type: application/merge-patch+json\r\nContent-Length: " + body.length()
+                + "\r\nConnection: close\r\n\r\n" + body);
+    }
+
+    private static Reply request(int port, String raw) throws IOException {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(raw.getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().flush();
+            ByteArrayOutputStream received = new ByteArrayOutputStream();
+            InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[8192];
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                received.write(buffer, 0, n);
+                String sofar = received.toString(StandardCharsets.ISO_8859_1);
+                if (sofar.startsWith("HTTP/1.1 200") && raw.startsWith("GET /events")) {
+                    break; // a stream: the status is the answer
+                }
+            }
+            String text = received.toString(StandardCharsets.ISO_8859_1);
+            return new Reply(Integer.parseInt(text.substring(9, 12)), text);
+        }
+    }
+}

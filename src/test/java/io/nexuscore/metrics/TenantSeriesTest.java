@@ -1,0 +1,59 @@
+package io.nexuscore.metrics;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.nexuscore.adapt.LatencyRing;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.misroute.Misroute;
+import org.junit.jupiter.api.Test;
+
+/** Per-tenant series move with each tenant's requests, and never grow past the configured bound. */
+class TenantSeriesTest {
+
+    private static final Misroute BANDED = new Misroute(true, true, false);
+
+    @Test
+    void eachTenantsLatencyAndMisroutesMoveUpToTheBoundThenOther() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (TenantSeries series = new TenantSeries(registry, 2)) {
+            series.record(Tier.NANO, Misroute.NONE, "acme", 1_000_000);
+            series.record(Tier.NANO, BANDED, "acme", 2_000_000);
+            series.record(Tier.LARGE, new Misroute(true, false, false), "globex", 3_000_000);
+            for (int i = 0; i < 100; i++) {
+                series.record(Tier.NANO, BANDED, "tenant-" + i, 1_000);
+            }
+            assertEquals(2, series.tenants(), "bounded");
+            assertEquals(2, registry.get("nexus.tenant.request.latency").tag("tenant", "acme").timer().count());
+            assertEquals(1, registry.get("nexus.tenant.misroutes").tag("tenant", "acme").counter().count());
+            assertEquals(0, registry.get("nexus.tenant.misroutes").tag("tenant", "globex").counter().count());
+            assertEquals(100, registry.get("nexus.tenant.request.latency").tag("tenant", TenantSeries.OTHER).timer().count());
+            assertEquals(100, registry.get("nexus.tenant.misroutes").tag("tenant", TenantSeries.OTHER).counter().count());
+            assertEquals(3, registry.find("nexus.tenant.request.latency").timers().size(), "acme, globex, other");
+        }
+        assertEquals(0, registry.getMeters().size(), "close removes every series");
+    }
+
+    @Test
+    void zeroMeansOnlyOtherAndLongNamesAreCut() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (TenantSeries none = new TenantSeries(registry, 0)) {
+            none.record(Tier.NANO, null, "acme", 1_000);
+            assertEquals(0, none.tenants());
+            assertEquals(1, registry.get("nexus.tenant.request.latency").tag("tenant", TenantSeries.OTHER).timer().count());
+        }
+        try (TenantSeries one = new TenantSeries(registry, 1)) {
+            one.record(Tier.NANO, null, "x".repeat(500), 1_000);
+            assertEquals(1, registry.get("nexus.tenant.request.latency").tag("tenant", "x".repeat(TenantSeries.MAX_NAME))
+                    .timer().count());
+        }
+    }
+
+    @Test
+    void kernelSamplesCarryTheTenantsStableId() {
+        // The id LatencyRing writes into latency_event.tenant_id: FNV-1a of the name, 0 for none.
+        assertEquals(0, LatencyRing.tenantId(null));
+        assertEquals(0xe40c292c, LatencyRing.tenantId("a"));
+        assertEquals(LatencyRing.tenantId("acme"), LatencyRing.tenantId("acme"));
+    }
+}
