@@ -114,11 +114,11 @@ class TierResolverTest {
 
     @Test
     void kernelVerdictInItsSlotResolvesWithoutASyscallAndKeepsTheFloor() {
-        KernelVerdict verdict = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
+        KernelVerdict verdict = new KernelVerdict(100, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
         TierResolver resolver = resolver(withSlot(Optional.of(verdict), Optional.empty()));
-        assertEquals(Optional.of(new Resolution(Tier.SMALL, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+        assertEquals(Optional.of(new Resolution(Tier.SMALL, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
                 resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
-        assertEquals(Optional.of(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+        assertEquals(Optional.of(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
                 resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.of(Tier.LARGE))));
         assertEquals(2, registry.get("nexus_kernel_user_disagreements").counter().count(),
                 "the slot path counts disagreements as the map path does");
