@@ -157,8 +157,9 @@ public final class ChaosBench {
                 count(router, "nexus_upstream_readmissions"));
         router.close();
         vertx.close().await();
-        Files.deleteIfExists(state);
-        Files.deleteIfExists(stateDir);
+        try (var files = Files.walk(stateDir)) { // the state file and the generated control token
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
     }
 
     private static void loop(HttpClient client, RequestOptions options, String body, AtomicReference<String> phase,
