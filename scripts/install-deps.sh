@@ -2,8 +2,8 @@
 # Installs the Debian packages NexusCore needs to build and test: the eBPF toolchain (clang, llvm,
 # libbpf, bpftool), the Wasm guest toolchain (clang-14 for wasm32-wasi, lld, wasi-libc, the wasm32
 # compiler runtime) and the tools the tests drive (iproute2 for veth/netns, curl, promtool and the
-# Python Prometheus text parser for the /metrics test), and wrk and nginx-light for the data-plane
-# benchmark.
+# Python Prometheus text parser for the /metrics test, headless Chromium and chromium-driver for the
+# dashboard's browser test), and wrk and nginx-light for the data-plane benchmark.
 # Idempotent: does nothing when every package is present. Needs root only when something is missing.
 set -euo pipefail
 
@@ -18,6 +18,8 @@ packages=(
   iproute2 curl procps jq
   # the control plane's /metrics test: promtool (the Prometheus linter) and the reference text parser
   prometheus python3 python3-prometheus-client
+  # the dashboard's browser test: headless Chromium driven by Selenium through chromium-driver
+  chromium chromium-driver
   # bench/dataplane-bench.sh: the C load generator and the reference proxy
   wrk nginx-light
 )

@@ -167,6 +167,7 @@ public final class ControlVerticle extends VerticleBase {
         r.get("/events").handler(tokenOffLoopback).handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
         r.get("/metrics").handler(this::getMetrics);
         r.get("/healthz").handler(this::getHealth);
+        DashboardRoutes.mount(r, vertx);
         r.route().failureHandler(this::renderFailure);
         r.errorHandler(404, ctx -> sendProblem(ctx, Problems.notFound(ctx.request().path())));
         r.errorHandler(405, ctx -> sendProblem(ctx, Problems.methodNotAllowed(ctx.request().method().name(),

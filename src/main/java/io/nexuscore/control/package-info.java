@@ -17,5 +17,8 @@
  * </ul>
  * Threshold changes, whoever makes them (PATCH, bpftool on the pinned map, the kernel), go through
  * {@code ThresholdKeeper}: one {@code threshold} event each, saved to the state file.
+ *
+ * <p>{@code DashboardRoutes} serves the operator dashboard at {@code /} (static files from the jar's
+ * {@code dashboard/} folder): a page that only calls this API, same origin, with the bearer token.
  */
 package io.nexuscore.control;
