@@ -54,7 +54,7 @@ trap cleanup EXIT
 
 cat > "$tmp/config.json" <<JSON
 {
-  "dataPlane": { "host": "127.0.0.1", "port": $data_port },
+  "dataPlane": { "host": "127.0.0.1", "port": $data_port, "testHooks": true },
   "control": { "host": "127.0.0.1", "port": $control_port, "stateFile": "$tmp/state.json" },
   "kernel": { "mode": "kernel", "pinDir": "$pin_dir", "interfaces": ["$iface"], "xdpMode": "generic" }
 }

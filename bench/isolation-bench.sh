@@ -8,11 +8,21 @@ cd "$(dirname "$0")/.."
 source scripts/lib.sh
 
 we_started=false
+hooks_config=""
 if ! curl -fsS --max-time 2 "$NX_CONTROL_URL/healthz" >/dev/null 2>&1; then
-  ./start.sh
+  # The large requests use simulate_ms, a test hook the router refuses unless dataPlane.testHooks is on.
+  hooks_config="$(mktemp)"
+  if [ -n "${NEXUSCORE_CONFIG:-}" ]; then
+    jq '.dataPlane.testHooks = true' "$NEXUSCORE_CONFIG" > "$hooks_config"
+  else
+    echo '{"dataPlane": {"testHooks": true}}' > "$hooks_config"
+  fi
+  NEXUSCORE_CONFIG="$hooks_config" ./start.sh
   we_started=true
+else
+  echo "note: a router is already running; its dataPlane.testHooks must be on for simulate_ms (else 400)" >&2
 fi
-trap '$we_started && ./cleanup.sh >/dev/null' EXIT
+trap '$we_started && NEXUSCORE_CONFIG="$hooks_config" ./cleanup.sh >/dev/null; [ -n "$hooks_config" ] && rm -f "$hooks_config"' EXIT
 
 cp_="$(nx_bench_classpath io.nexuscore.bench.IsolationBench)"
 echo "router: $(curl -fsS "$NX_CONTROL_URL/healthz")"

@@ -32,6 +32,7 @@ import io.nexuscore.events.EventSink;
 import io.nexuscore.metrics.ProductionMetrics;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.KernelPrefixFloors;
+import io.nexuscore.tenants.PinnedTenantFloors;
 import io.nexuscore.tenants.PrefixTenantPolicies;
 import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.tiers.TierBackend;
@@ -69,7 +70,7 @@ public final class RouterRuntime implements AutoCloseable {
      *
      * @param control   what the control plane serves (thresholds, tenants, adaptive loop, programs)
      * @param verdicts  per-request kernel verdicts (NONE in user space)
-     * @param floors    tenant floors the data plane applies itself (user space: no SYN marks)
+     * @param floors    tenant floors by client address, per request (user space: memory; kernel: the pinned map)
      * @param reads     what reading verdicts and thresholds costs (a syscall in kernel mode)
      * @param latency   where completed-request latencies go (the kernel feedback loop)
      * @param resources what to release on close (detach programs, close maps)
@@ -128,7 +129,7 @@ public final class RouterRuntime implements AutoCloseable {
             }
             EventHub hub = EventHub.from(config.control(), registry);
             EventSink sink = events != null ? events : hub;
-            ModeWiring wiring = wiring(config, sink, registry);
+            ModeWiring wiring = wiring(config, sink, registry, vertx);
             started.add(wiring.resources());
             Map<Tier, TierBackend> pools = TierPools.create(config, registry);
             started.addAll(pools.values());
@@ -143,7 +144,7 @@ public final class RouterRuntime implements AutoCloseable {
             for (Tier tier : Tier.values()) {
                 TierConfig tierConfig = config.tier(tier);
                 TierBackend backend = tierConfig.upstream().isPresent()
-                        ? startedBy(started, new UpstreamTierBackend(vertx, tierConfig, upstreamThresholds))
+                        ? startedBy(started, new UpstreamTierBackend(vertx, tierConfig, upstreamThresholds, sink, registry))
                         : pools.get(tier);
                 backends.put(tier, backend);
                 models.put(tier, tierConfig.model());
@@ -158,8 +159,10 @@ public final class RouterRuntime implements AutoCloseable {
             DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
             TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), thresholds.store(),
                     thresholds.snapshot(), wiring.verdicts(), wiring.reads(), metrics);
+            Map<Tier, Tier> fallbacks = new EnumMap<>(Tier.class);
+            config.tiers().forEach((tier, tierConfig) -> tierConfig.fallback().ifPresent(f -> fallbacks.put(tier, f)));
             DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                    sink, wiring.latency(), resolverPool, wiring.floors());
+                    sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks);
 
             List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
             vertx.deployVerticle(() -> {
@@ -189,7 +192,7 @@ public final class RouterRuntime implements AutoCloseable {
      * back to user space with one log line saying why, KERNEL fails), else the Java scorer alone.
      * In kernel mode bpf_stats are switched on for the program run-time metrics and restored on close.
      */
-    static ModeWiring wiring(RouterConfig config, EventSink events, MeterRegistry registry) {
+    static ModeWiring wiring(RouterConfig config, EventSink events, MeterRegistry registry, Vertx vertx) {
         Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
                 Set.of(config.dataPlane().port()), config.metrics().kernelTiming());
         ProductionMetrics metrics = ProductionMetrics.start(config.metrics(), registry, kernel);
@@ -205,16 +208,19 @@ public final class RouterRuntime implements AutoCloseable {
         KernelDataPath path = kernel.get();
         Optional<AutoCloseable> stats = enableBpfStats();
         AutoCloseable reporting = AdaptiveReporting.start(path, events, registry);
+        // Every connection's floor comes from the pinned map (a copy in memory), not only the SYN mark.
+        PinnedTenantFloors floors = new PinnedTenantFloors(vertx, new KernelPrefixFloors(path.tenantPolicy()));
         AutoCloseable release = () -> {
+            closeQuietly(floors);
             closeQuietly(metrics);
             closeQuietly(reporting);
             path.close();
             stats.ifPresent(RouterRuntime::closeQuietly);
         };
         ControlPorts control = new ControlPorts(path.thresholds(), path.thresholdsFromConfig(),
-                new PrefixTenantPolicies(new KernelPrefixFloors(path.tenantPolicy())), path.adaptive(),
+                new PrefixTenantPolicies(floors), path.adaptive(),
                 new KernelDataPathControl(path, new ReloadObjects(config.kernel().reloadDir())));
-        return new ModeWiring(control, metrics.timed(path.verdicts()), TenantFloors.NONE, ReadCost.SYSCALL,
+        return new ModeWiring(control, metrics.timed(path.verdicts()), floors, ReadCost.SYSCALL,
                 path.latencyRing().recorder().andThen(metrics.tenantSeries()), release);
     }
 

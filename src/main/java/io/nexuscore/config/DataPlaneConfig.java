@@ -5,26 +5,38 @@ import java.util.Set;
 /**
  * The inference listener.
  *
- * @param host         bind address
- * @param port         TCP port; the kernel programs classify packets to this port
- * @param maxBodyBytes request bodies above this get 413 before they are read in full
- * @param instances    verticle instances (event loops serving the port); 0 means one per core
- * @param tenantHeader header naming the tenant of a request
+ * @param host                bind address
+ * @param port                TCP port; the kernel programs classify packets to this port
+ * @param maxBodyBytes        request bodies above this get 413 before they are read in full
+ * @param instances           verticle instances (event loops serving the port); 0 means one per core
+ * @param tenantHeader        header naming the tenant of a request
  * @param misrouteBandPercent a misroute counts as banded when the true score lies more than this
- *                     percentage outside the assigned tier's score range (default 20)
+ *                            percentage outside the assigned tier's score range (default 20)
+ * @param testHooks           accept the {@code simulate_*} request fields (latency and failure
+ *                            experiments); off by default, so no client can hold a worker on purpose
+ * @param headerTimeoutMs     a keep-alive connection that has not sent its next complete request head
+ *                            this long after its previous answer is closed
+ * @param bodyTimeoutMs       a request body not received in full this long after its head gets 408
+ * @param idleTimeoutMs       a connection with no traffic either way for this long is closed
  */
 public record DataPlaneConfig(String host, int port, long maxBodyBytes, int instances, String tenantHeader,
-                              int misrouteBandPercent) {
+                              int misrouteBandPercent, boolean testHooks, long headerTimeoutMs, long bodyTimeoutMs,
+                              long idleTimeoutMs) {
 
     static DataPlaneConfig from(Json json) {
-        json.allowOnly(Set.of("host", "port", "maxBodyBytes", "instances", "tenantHeader", "misrouteBandPercent"));
+        json.allowOnly(Set.of("host", "port", "maxBodyBytes", "instances", "tenantHeader", "misrouteBandPercent",
+                "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs"));
         return new DataPlaneConfig(
                 json.string("host", "0.0.0.0"),
                 json.integer("port", 8080, 1, 65_535),
                 json.number("maxBodyBytes", 1L << 20, 1, 1L << 30),
                 json.integer("instances", 0, 0, 256),
                 json.string("tenantHeader", "X-NX-Tenant"),
-                json.integer("misrouteBandPercent", 20, 0, 1000));
+                json.integer("misrouteBandPercent", 20, 0, 1000),
+                json.bool("testHooks", false),
+                json.number("headerTimeoutMs", 10_000, 1, 3_600_000),
+                json.number("bodyTimeoutMs", 30_000, 1, 3_600_000),
+                json.number("idleTimeoutMs", 120_000, 1, 3_600_000));
     }
 
     /** {@link #misrouteBandPercent} as a fraction. */

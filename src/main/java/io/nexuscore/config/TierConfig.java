@@ -17,6 +17,11 @@ import java.util.Set;
  * @param deadlineMs       per-call deadline; a guest still running is interrupted
  * @param cpus             CPUs the tier's worker threads are pinned to (empty: no pinning)
  * @param upstream         when present the tier forwards to this server instead of running guests
+ * @param maxQueueWaitMs   a request still waiting for a worker (or an upstream connection) this long
+ *                         gets 503 + Retry-After instead of a late answer
+ * @param fallback         the tier that serves this tier's requests when its queue is full or none of
+ *                         its upstream endpoints is admitted (one hop: the fallback's own fallback is
+ *                         not followed)
  */
 public record TierConfig(
         Tier tier,
@@ -28,7 +33,9 @@ public record TierConfig(
         long memoryLimitBytes,
         long deadlineMs,
         List<Integer> cpus,
-        Optional<UpstreamConfig> upstream) {
+        Optional<UpstreamConfig> upstream,
+        long maxQueueWaitMs,
+        Optional<Tier> fallback) {
 
     public enum Engine { CHICORY, WASMTIME }
 
@@ -42,11 +49,21 @@ public record TierConfig(
         if (memoryLimitBytes % WASM_PAGE != 0) {
             throw new ConfigException(f + ".memoryLimitBytes must be a multiple of 65536 (a Wasm page), got " + memoryLimitBytes);
         }
+        if (fallback.isPresent() && fallback.get() == tier) {
+            throw new ConfigException(f + ".fallback names the tier itself");
+        }
         for (int cpu : cpus) {
             if (cpu < 0) {
                 throw new ConfigException(f + ".cpus must hold CPU numbers >= 0, got " + cpu);
             }
         }
+    }
+
+    /** A tier with the default queue wait (its deadline) and no fallback. */
+    public TierConfig(Tier tier, Engine engine, String module, String model, int instances, int queueCapacity,
+                      long memoryLimitBytes, long deadlineMs, List<Integer> cpus, Optional<UpstreamConfig> upstream) {
+        this(tier, engine, module, model, instances, queueCapacity, memoryLimitBytes, deadlineMs, cpus, upstream,
+                deadlineMs, Optional.empty());
     }
 
     public long memoryLimitPages() {
@@ -55,7 +72,8 @@ public record TierConfig(
 
     static TierConfig from(Tier tier, Json json, TierConfig defaults) {
         json.allowOnly(Set.of("engine", "module", "model", "instances", "queueCapacity", "memoryLimitBytes",
-                "deadlineMs", "cpus", "upstream"));
+                "deadlineMs", "cpus", "upstream", "maxQueueWaitMs", "fallback"));
+        long deadlineMs = json.number("deadlineMs", defaults.deadlineMs(), 1, 3_600_000);
         return new TierConfig(
                 tier,
                 KernelConfig.parse(Engine.class, json, "engine", defaults.engine().name()),
@@ -64,20 +82,35 @@ public record TierConfig(
                 json.integer("instances", defaults.instances(), 1, 1024),
                 json.integer("queueCapacity", defaults.queueCapacity(), 1, 1_000_000),
                 json.number("memoryLimitBytes", defaults.memoryLimitBytes(), WASM_PAGE, WASM32_MAX_BYTES),
-                json.number("deadlineMs", defaults.deadlineMs(), 1, 3_600_000),
+                deadlineMs,
                 json.integers("cpus", defaults.cpus()),
-                json.has("upstream") ? Optional.of(UpstreamConfig.from(json.section("upstream"))) : defaults.upstream());
+                json.has("upstream") ? Optional.of(UpstreamConfig.from(json.section("upstream"))) : defaults.upstream(),
+                json.number("maxQueueWaitMs", json.has("deadlineMs") ? deadlineMs : defaults.maxQueueWaitMs(), 1, 3_600_000),
+                fallback(json, defaults.fallback()));
+    }
+
+    private static Optional<Tier> fallback(Json json, Optional<Tier> fallback) {
+        String label = json.string("fallback", fallback.map(Tier::label).orElse(null));
+        if (label == null) {
+            return Optional.empty();
+        }
+        for (Tier t : Tier.values()) {
+            if (t.label().equals(label)) {
+                return Optional.of(t);
+            }
+        }
+        throw new ConfigException(json.field("fallback") + " must be nano, small or large, got '" + label + "'");
     }
 
     /** Built-in defaults: nano 64 MB on Chicory, small 256 MB on Chicory, large 4 GB on wasmtime. */
     public static TierConfig defaults(Tier tier) {
         return switch (tier) {
             case NANO -> new TierConfig(tier, Engine.CHICORY, "guests/nano.wasm", "nexus-nano", 8, 256,
-                    64L << 20, 2_000, List.of(0), Optional.empty());
+                    64L << 20, 2_000, List.of(0), Optional.empty(), 2_000, Optional.empty());
             case SMALL -> new TierConfig(tier, Engine.CHICORY, "guests/small.wasm", "nexus-small", 4, 128,
-                    256L << 20, 10_000, List.of(1), Optional.empty());
+                    256L << 20, 10_000, List.of(1), Optional.empty(), 10_000, Optional.empty());
             case LARGE -> new TierConfig(tier, Engine.WASMTIME, "guests/large.wasm", "nexus-large", 2, 64,
-                    WASM32_MAX_BYTES, 60_000, List.of(1), Optional.empty());
+                    WASM32_MAX_BYTES, 60_000, List.of(1), Optional.empty(), 30_000, Optional.empty());
         };
     }
 }

@@ -5,6 +5,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The inference listener. Deploy one instance per core: an HTTP server instance is served by one
@@ -27,6 +28,9 @@ public final class AcceptorVerticle extends VerticleBase {
                         .setHost(config.host())
                         .setPort(config.port())
                         .setTcpNoDelay(true)
+                        // No traffic either way for this long: the connection is dead or abandoned.
+                        .setIdleTimeout((int) Math.min(config.idleTimeoutMs(), Integer.MAX_VALUE))
+                        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
                         .setCompressionSupported(false))
                 .connectionHandler(handler::accepted)
                 .invalidRequestHandler(handler::invalid)

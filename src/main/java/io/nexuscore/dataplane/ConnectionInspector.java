@@ -32,9 +32,24 @@ final class ConnectionInspector {
     private final AtomicBoolean warnedMarkFailure = new AtomicBoolean();
     private final TenantFloors unmarkedFloors;
 
-    /** @param unmarkedFloors floors for sockets without a kernel mark (user-space mode) */
+    /** @param unmarkedFloors floors by client address: for unmarked sockets, for every socket when authoritative */
     ConnectionInspector(TenantFloors unmarkedFloors) {
         this.unmarkedFloors = unmarkedFloors;
+    }
+
+    /**
+     * The connection's facts with its tenant floor as of now: the floors' answer when they are
+     * authoritative (kernel mode: the pinned map), else the socket's mark, else the floors' answer.
+     */
+    ConnectionInfo current(HttpConnection connection) {
+        ConnectionInfo info = of(connection);
+        if (info.tuple().isEmpty() || !(info.tuple().get().srcAddress() instanceof Inet4Address client)) {
+            return info; // tenant prefixes are IPv4
+        }
+        if (unmarkedFloors.authoritative() || info.markFloor().isEmpty()) {
+            return info.withFloor(unmarkedFloors.floorFor(client));
+        }
+        return info;
     }
 
     /** Inspects the connection at accept and remembers the answer. */
@@ -64,11 +79,12 @@ final class ConnectionInspector {
 
     private ConnectionInfo inspect(Channel channel) {
         Optional<FourTuple> tuple = fourTuple(channel.remoteAddress(), channel.localAddress());
-        Optional<Tier> floor = floor(channel);
+        Optional<Tier> mark = floor(channel);
+        Optional<Tier> floor = mark;
         if (floor.isEmpty() && tuple.isPresent() && tuple.get().srcAddress() instanceof Inet4Address client) {
             floor = unmarkedFloors.floorFor(client); // tenant prefixes are IPv4
         }
-        return new ConnectionInfo(tuple, floor);
+        return new ConnectionInfo(tuple, floor, mark);
     }
 
     private Optional<Tier> floor(Channel channel) {
@@ -90,7 +106,8 @@ final class ConnectionInspector {
         }
     }
 
-    private static Channel channelOf(HttpConnection connection) {
+    /** The Netty channel under a Vert.x server connection; null for other connection types. */
+    static Channel channelOf(HttpConnection connection) {
         if (connection instanceof HttpServerConnection server) {
             return server.channelHandlerContext().channel();
         }

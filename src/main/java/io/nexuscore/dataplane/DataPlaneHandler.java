@@ -37,6 +37,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -55,6 +56,8 @@ public final class DataPlaneHandler {
     public static final String HEADER_ASSIGNED_TIER = "X-NX-Assigned-Tier";
     public static final String HEADER_SCORE = "X-NX-Score";
     public static final String HEADER_ROUTE_SOURCE = "X-NX-Route-Source";
+    /** Set when the assigned tier could not take the request and its fallback tier served it: the assigned tier. */
+    public static final String HEADER_FALLBACK_FROM = "X-NX-Fallback-From";
     /** The tier's own count of the prompt's tokens (cl100k_base in the Wasm guests). */
     public static final String HEADER_TOKENS = "X-NX-Tokens";
     /** How wrong the assignment was: "none", or the kinds that apply, e.g. "strict,banded". */
@@ -67,6 +70,10 @@ public final class DataPlaneHandler {
 
     private final long maxBodyBytes;
     private final String tenantHeader;
+    private final boolean testHooks;
+    private final long bodyTimeoutMs;
+    private final Map<Tier, Tier> fallbacks;
+    private final HeadTimeouts headTimeouts;
     private final TierResolver resolver;
     private final Map<Tier, TierBackend> backends;
     private final Buffer models;
@@ -93,9 +100,26 @@ public final class DataPlaneHandler {
     public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
                             Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
                             LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors unmarkedFloors) {
-        this.connections = new ConnectionInspector(unmarkedFloors);
+        this(config, resolver, backends, models, metrics, events, latencyRecorder, resolverPool, unmarkedFloors, Map.of());
+    }
+
+    /**
+     * @param resolverPool   where kernel-mode resolution runs; required when {@code resolver.blocking()}
+     * @param floors         tenant floors by client address (see {@link TenantFloors#authoritative()})
+     * @param fallbacks      per tier, the tier that serves its requests when it is full or has no
+     *                       admitted upstream endpoint
+     */
+    public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
+                            Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
+                            LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
+                            Map<Tier, Tier> fallbacks) {
+        this.connections = new ConnectionInspector(floors);
         this.maxBodyBytes = config.maxBodyBytes();
         this.tenantHeader = config.tenantHeader();
+        this.testHooks = config.testHooks();
+        this.bodyTimeoutMs = config.bodyTimeoutMs();
+        this.headTimeouts = new HeadTimeouts(config.headerTimeoutMs());
+        this.fallbacks = fallbacks.isEmpty() ? Map.of() : new EnumMap<>(fallbacks);
         this.misrouteBand = config.misrouteBand();
         this.resolver = resolver;
         this.backends = new EnumMap<>(backends);
@@ -115,9 +139,10 @@ public final class DataPlaneHandler {
         this.resolverPool = resolverPool;
     }
 
-    /** Connection accepted: read its connection-level facts (SO_MARK) once. */
+    /** Connection accepted: read its connection-level facts (SO_MARK) once; start the head timeout. */
     public void accepted(HttpConnection connection) {
         connections.accepted(connection);
+        headTimeouts.accepted(connection);
     }
 
     /** A request Netty could not decode: answer in problem+json, count it, close the connection. */
@@ -137,6 +162,7 @@ public final class DataPlaneHandler {
 
     public void handle(HttpServerRequest request) {
         long start = System.nanoTime();
+        headTimeouts.headReceived(request);
         Endpoint endpoint;
         try {
             endpoint = Endpoint.match(request.method(), request.path());
@@ -174,37 +200,60 @@ public final class DataPlaneHandler {
         }
     }
 
-    /** Collects a body up to the limit; past it, answers 413 and stops reading. */
+    /**
+     * Collects a body up to the limit; past it, answers 413 and stops reading. The buffer grows with
+     * the bytes that actually arrived, never with what Content-Length announced (a client announcing
+     * 1 MB and sending nothing holds a few bytes, not a megabyte). A body not complete within
+     * {@code bodyTimeoutMs} gets 408 and the connection is closed.
+     */
     private final class BodyReader implements Handler<Buffer> {
+        private static final int INITIAL_CAPACITY = 256;
         private final HttpServerRequest request;
         private final Endpoint endpoint;
         private final long start;
         private final Buffer body;
-        private boolean tooLarge;
+        private final Vertx vertx;
+        private final long timer;
+        private boolean stopped;
 
         BodyReader(HttpServerRequest request, Endpoint endpoint, long start, long declared) {
             this.request = request;
             this.endpoint = endpoint;
             this.start = start;
-            this.body = Buffer.buffer((int) Math.max(64, Math.min(declared, 64 * 1024)));
+            this.body = Buffer.buffer((int) Math.max(0, Math.min(declared, INITIAL_CAPACITY)));
+            this.vertx = Vertx.currentContext().owner();
+            this.timer = vertx.setTimer(bodyTimeoutMs, id -> timedOut());
         }
 
         void start() {
             request.handler(this);
             request.endHandler(v -> {
-                if (!tooLarge) {
+                vertx.cancelTimer(timer);
+                if (!stopped) {
+                    stopped = true;
                     onBody(request, endpoint, body, start);
                 }
             });
+            request.exceptionHandler(e -> vertx.cancelTimer(timer));
+        }
+
+        private void timedOut() {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            rejectAndClose(request, ProblemType.REQUEST_TIMEOUT.problem("the request body did not arrive within "
+                    + bodyTimeoutMs + " ms (" + body.length() + " bytes received)"));
         }
 
         @Override
         public void handle(Buffer chunk) {
-            if (tooLarge) {
+            if (stopped) {
                 return;
             }
             if ((long) body.length() + chunk.length() > maxBodyBytes) {
-                tooLarge = true;
+                stopped = true;
+                vertx.cancelTimer(timer);
                 rejectAndClose(request, Problems.bodyTooLarge(maxBodyBytes));
                 return;
             }
@@ -215,14 +264,15 @@ public final class DataPlaneHandler {
     private void onBody(HttpServerRequest request, Endpoint endpoint, Buffer body, long start) {
         InferenceRequest parsed;
         try {
-            parsed = InferenceRequest.parse(endpoint, body);
+            parsed = InferenceRequest.parse(endpoint, body, testHooks);
         } catch (ProblemException e) {
             reject(request, e.problem());
             return;
         }
         byte[] requestLine = requestLine(request);
         long bodyLength = body.length();
-        ConnectionInfo connection = connections.of(request.connection());
+        // Floors are looked up per request, so a tenant change reaches connections already open.
+        ConnectionInfo connection = connections.current(request.connection());
         String tenant = request.getHeader(tenantHeader);
         Served served = new Served(request, endpoint, parsed, tenant == null ? ANONYMOUS_TENANT : tenant, start);
         Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, connection);
@@ -248,48 +298,100 @@ public final class DataPlaneHandler {
     }
 
     /** A request on its way through a tier. */
-    private record Served(HttpServerRequest request, Endpoint endpoint, InferenceRequest parsed, String tenant,
-                          long start) {
+    private static final class Served {
+        final HttpServerRequest request;
+        final Endpoint endpoint;
+        final InferenceRequest parsed;
+        final String tenant;
+        final long start;
+        /** The assigned tier when its fallback served the request, else null. */
+        Tier fallbackFrom;
+
+        Served(HttpServerRequest request, Endpoint endpoint, InferenceRequest parsed, String tenant, long start) {
+            this.request = request;
+            this.endpoint = endpoint;
+            this.parsed = parsed;
+            this.tenant = tenant;
+            this.start = start;
+        }
     }
 
     private void dispatch(Served served, Resolution resolution) {
         metrics.routeSource(resolution.source());
-        HttpServerResponse response = served.request.response()
+        served.request.response()
                 .putHeader(HEADER_ASSIGNED_TIER, resolution.tier().label())
                 .putHeader(HEADER_SCORE, Integer.toString(resolution.score()))
                 .putHeader(HEADER_ROUTE_SOURCE, resolution.source().label());
-        TierBackend backend = backends.get(resolution.tier());
+        serveBy(served, resolution, resolution.tier());
+    }
+
+    /** Hands the request to {@code tier}'s backend: the assigned tier, or its fallback. */
+    private void serveBy(Served served, Resolution resolution, Tier tier) {
+        HttpServerResponse response = served.request.response();
+        TierBackend backend = backends.get(tier);
         Context context = Vertx.currentContext();
         TierRequest work = served.parsed.work().judgedBy(resolver.policy(resolution));
         Optional<StreamingBackend> streaming = served.parsed.stream() ? backend.streaming() : Optional.empty();
         if (streaming.isPresent()) {
-            onContext(context, () -> streaming.get().openStream(work)).onComplete(ar -> {
+            onContext(context, response, () -> streaming.get().openStream(work)).onComplete(ar -> {
                 if (ar.succeeded()) {
                     passThrough(served, resolution, ar.result());
-                } else {
-                    fail(served, resolution, ar.cause());
+                } else if (!fellBack(served, resolution, tier, ar.cause())) {
+                    fail(served, resolution, tier, ar.cause());
                 }
             });
             return;
         }
-        onContext(context, () -> backend.submit(work)).onComplete(ar -> {
+        onContext(context, response, () -> backend.submit(work)).onComplete(ar -> {
             if (ar.succeeded()) {
                 answer(served, resolution, ar.result(), response);
-            } else {
-                fail(served, resolution, ar.cause());
+            } else if (!fellBack(served, resolution, tier, ar.cause())) {
+                fail(served, resolution, tier, ar.cause());
             }
         });
     }
 
-    /** The one place the tier edge's CompletableFuture becomes a Vert.x future, back on the request's context. */
-    private static <T> Future<T> onContext(Context context, Supplier<CompletableFuture<T>> call) {
+    /**
+     * Sends the request to the assigned tier's fallback when the tier could not take it at all (queue
+     * full, no admitted upstream endpoint): counted, marked in {@link #HEADER_FALLBACK_FROM}, and
+     * named in the request event. One hop only.
+     */
+    private boolean fellBack(Served served, Resolution resolution, Tier tried, Throwable cause) {
+        Tier fallback = fallbacks.get(tried);
+        if (fallback == null || tried != resolution.tier() || served.request.response().closed()
+                || !(unwrap(cause) instanceof TierFailure failure)
+                || failure.kind() != TierFailure.Kind.QUEUE_FULL && failure.kind() != TierFailure.Kind.UNAVAILABLE) {
+            return false;
+        }
+        metrics.fallback(tried, fallback, failure.kind().label());
+        served.fallbackFrom = tried;
+        served.request.response().putHeader(HEADER_FALLBACK_FROM, tried.label());
+        serveBy(served, resolution, fallback);
+        return true;
+    }
+
+    /**
+     * The one place the tier edge's CompletableFuture becomes a Vert.x future, back on the request's
+     * context. A client that goes away cancels the call: a queued job is dropped, a running upstream
+     * exchange is reset.
+     */
+    private static <T> Future<T> onContext(Context context, HttpServerResponse response,
+                                           Supplier<CompletableFuture<T>> call) {
         CompletableFuture<T> result;
         try {
             result = call.get();
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
         }
+        CompletableFuture<T> pending = result;
+        if (!pending.isDone()) {
+            response.closeHandler(v -> pending.cancel(false));
+        }
         return Future.fromCompletionStage(result, context);
+    }
+
+    private static Throwable unwrap(Throwable cause) {
+        return cause instanceof CompletionException && cause.getCause() != null ? cause.getCause() : cause;
     }
 
     private void answer(Served served, Resolution resolution, TierReply reply, HttpServerResponse response) {
@@ -334,14 +436,18 @@ public final class DataPlaneHandler {
         });
     }
 
-    private void fail(Served served, Resolution resolution, Throwable cause) {
-        Throwable failure = cause instanceof CompletionException && cause.getCause() != null ? cause.getCause() : cause;
+    private void fail(Served served, Resolution resolution, Tier tier, Throwable cause) {
+        Throwable failure = unwrap(cause);
+        if (failure instanceof CancellationException || served.request.response().closed()) {
+            completed(served, resolution, null, null, CLIENT_CLOSED);
+            return;
+        }
         Problem problem;
         if (failure instanceof TierFailure tierFailure) {
-            problem = TierFailureProblems.of(resolution.tier(), tierFailure);
+            problem = TierFailureProblems.of(tier, tierFailure);
         } else {
-            LOG.log(Level.ERROR, "tier " + resolution.tier().label() + " failed unexpectedly", failure);
-            problem = Problems.internal("tier " + resolution.tier().label() + " failed: " + failure);
+            LOG.log(Level.ERROR, "tier " + tier.label() + " failed unexpectedly", failure);
+            problem = Problems.internal("tier " + tier.label() + " failed unexpectedly");
         }
         reject(served.request, problem);
         completed(served, resolution, null, null, problem.status());
@@ -351,7 +457,10 @@ public final class DataPlaneHandler {
     private void completed(Served served, Resolution resolution, TierReply reply, Misroute misroute, int status) {
         long latencyNanos = System.nanoTime() - served.start;
         metrics.request(resolution.tier(), status, latencyNanos);
-        if (status < 300 || status == ProblemType.DEADLINE.status()) {
+        // A test hook's latency is made up, and a fallback's belongs to another tier: neither may
+        // move the thresholds.
+        if ((status < 300 || status == ProblemType.DEADLINE.status()) && !served.parsed.simulated()
+                && served.fallbackFrom == null) {
             // Instant refusals (queue full, bad upstream) would drag the tier's P95 down and hide
             // its overload from the feedback loop; a deadline is a true, slow latency.
             latencyRecorder.record(resolution.tier(), misroute, served.tenant, latencyNanos);
@@ -360,7 +469,7 @@ public final class DataPlaneHandler {
             return;
         }
         events.publish(RequestEvent.TYPE, RequestEvent.of(served.tenant, served.endpoint, resolution, reply, misroute,
-                status, latencyNanos));
+                status, latencyNanos, served.fallbackFrom));
     }
 
     private void reject(HttpServerRequest request, Problem problem) {

@@ -23,6 +23,7 @@ public final class DataPlaneMetrics {
     private final Map<String, Counter> requests = new ConcurrentHashMap<>();
     private final Map<String, Counter> fallbacks = new ConcurrentHashMap<>();
     private final Map<String, Counter> httpErrors = new ConcurrentHashMap<>();
+    private final Map<String, Counter> tierFallbacks = new ConcurrentHashMap<>();
     private final Counter disagreements;
     private final MisrouteMeters misroutes;
 
@@ -62,6 +63,15 @@ public final class DataPlaneMetrics {
 
     void assessed(Tier assigned, Tier observed, Misroute misroute) {
         misroutes.record(assigned, observed, misroute);
+    }
+
+    void fallback(Tier from, Tier to, String reason) {
+        tierFallbacks.computeIfAbsent(from.label() + '/' + to.label() + '/' + reason, key -> Counter.builder("nexus_tier_fallbacks")
+                .description("Requests served by the assigned tier's fallback tier, by why the assigned tier could not take them")
+                .tag("from", from.label())
+                .tag("to", to.label())
+                .tag("reason", reason)
+                .register(registry)).increment();
     }
 
     void disagreement() {

@@ -7,19 +7,29 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 
 /**
  * An inference request parsed from the OpenAI shapes (chat messages, completion prompt) or the task
- * shape ({@code {"prompt": ...}}), plus the nexus extensions {@code simulate_ms},
- * {@code simulate_alloc_bytes} and {@code simulate_spin}. {@code model} is accepted and ignored:
- * the score, not the client, picks the tier.
+ * shape ({@code {"prompt": ...}}), plus the test hooks {@code simulate_ms},
+ * {@code simulate_alloc_bytes} and {@code simulate_spin}, accepted only when the operator turned
+ * {@code dataPlane.testHooks} on (a client could otherwise hold a worker on purpose).
+ * {@code model} is accepted and ignored: the score, not the client, picks the tier.
  *
  * @param work   what the tier runs
  * @param stream the client asked for server-sent events
  */
 public record InferenceRequest(TierRequest work, boolean stream) {
 
-    static InferenceRequest parse(Endpoint endpoint, Buffer body) {
+    /** The request fields that drive the guests' simulations; only with {@code dataPlane.testHooks}. */
+    static final List<String> TEST_HOOKS = List.of("simulate_ms", "simulate_alloc_bytes", "simulate_spin");
+
+    /** True when the request uses a test hook: its latency is made up and must not feed the adaptive loop. */
+    boolean simulated() {
+        return !work.simulation().equals(TierRequest.Simulation.NONE);
+    }
+
+    static InferenceRequest parse(Endpoint endpoint, Buffer body, boolean testHooks) {
         JsonObject json;
         try {
             json = body.length() == 0 ? null : new JsonObject(body);
@@ -28,6 +38,13 @@ public record InferenceRequest(TierRequest work, boolean stream) {
         }
         if (json == null) {
             throw new ProblemException(Problems.malformedJson("the request body is empty; expected a JSON object"));
+        }
+        if (!testHooks) {
+            List<String> used = TEST_HOOKS.stream().filter(json::containsKey).toList();
+            if (!used.isEmpty()) {
+                throw invalid(String.join(", ", used) + (used.size() == 1 ? " is a test hook" : " are test hooks")
+                        + ", off on this router (dataPlane.testHooks)");
+            }
         }
         String prompt = switch (endpoint.kind()) {
             case CHAT -> flattenMessages(json);

@@ -1,5 +1,6 @@
 package io.nexuscore.dataplane;
 
+import io.nexuscore.classify.Tier;
 import io.nexuscore.misroute.Misroute;
 import io.nexuscore.tiers.TierReply;
 import io.vertx.core.json.JsonObject;
@@ -16,9 +17,10 @@ final class RequestEvent {
     /**
      * @param reply    the tier's answer, null when none came (then the assessment fields are null)
      * @param misroute how wrong the assignment was, null exactly when {@code reply} is
+     * @param fallbackFrom the assigned tier when its fallback tier served the request, else null
      */
     static JsonObject of(String tenant, Endpoint endpoint, Resolution resolution, TierReply reply, Misroute misroute,
-                         int status, long latencyNanos) {
+                         int status, long latencyNanos, Tier fallbackFrom) {
         Instant now = Instant.now();
         boolean scored = reply != null && reply.observedScore() != TierReply.UNKNOWN_SCORE;
         return new JsonObject()
@@ -36,6 +38,7 @@ final class RequestEvent {
                         .put("gross", misroute.gross()))
                 .put("route_source", resolution.source().label())
                 .put("status", status)
-                .put("latency_us", latencyNanos / 1_000);
+                .put("latency_us", latencyNanos / 1_000)
+                .put("fallback_from", fallbackFrom == null ? null : fallbackFrom.label());
     }
 }

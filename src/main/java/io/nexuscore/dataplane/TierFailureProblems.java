@@ -18,18 +18,25 @@ final class TierFailureProblems {
             case MEMORY_LIMIT -> ProblemType.MEMORY_LIMIT;
             case DEADLINE -> ProblemType.DEADLINE;
             case GUEST_TRAP -> ProblemType.GUEST_TRAP;
+            case QUEUE_TIMEOUT -> ProblemType.QUEUE_TIMEOUT;
             case UPSTREAM -> ProblemType.UPSTREAM;
+            case UNAVAILABLE -> ProblemType.UNAVAILABLE;
             case CLOSED -> ProblemType.CLOSED;
         };
     }
 
-    /** The problem sent for {@code failure} in {@code tier}; overload and shutdown say when to come back. */
+    /**
+     * The problem sent for {@code failure} in {@code tier}: the tier and the kind of failure in the
+     * failure's client detail, never its full message (which may name upstream URLs or quote upstream
+     * bodies). Overload and shutdown say when to come back.
+     */
     static Problem of(Tier tier, TierFailure failure) {
         TierFailure.Kind kind = failure.kind();
         String prefix = "tier " + tier.label() + ": ";
-        String message = String.valueOf(failure.getMessage());
+        String message = String.valueOf(failure.clientDetail());
         Problem problem = type(kind).problem(message.startsWith(prefix) ? message : prefix + message);
-        if (kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED) {
+        if (kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED
+                || kind == TierFailure.Kind.QUEUE_TIMEOUT || kind == TierFailure.Kind.UNAVAILABLE) {
             problem = problem.withHeader("Retry-After", "1");
         }
         return problem;

@@ -97,7 +97,9 @@ public final class TierResolver {
         if (verdict.score() != javaScore) {
             metrics.disagreement();
         }
-        return new Resolution(verdict.tier(), verdict.score(), RouteSource.KERNEL, inForce);
+        // The kernel tiered the score under the thresholds of the moment its packet arrived; serve it
+        // under the ones in force now (a PATCH or the feedback loop may have moved them since).
+        return new Resolution(inForce.tierFor(verdict.score()), verdict.score(), RouteSource.KERNEL, inForce);
     }
 
     private Resolution decide(byte[] requestLine, long bodyLength, ConnectionInfo connection) {

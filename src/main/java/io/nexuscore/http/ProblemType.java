@@ -27,6 +27,12 @@ public enum ProblemType {
     RELOAD_FAILED("reload-failed", 500, "Reloading the classifier programs failed"),
     /** The tier's bounded queue is full: back off and retry. */
     QUEUE_FULL("queue-full", 503, "Tier queue full"),
+    /** The request waited for a worker longer than the tier's maxQueueWaitMs. */
+    QUEUE_TIMEOUT("queue-timeout", 503, "Tier queue wait exceeded"),
+    /** Every upstream endpoint of the tier is ejected. */
+    UNAVAILABLE("unavailable", 503, "Tier has no healthy upstream"),
+    /** The client did not send its request body within dataPlane.bodyTimeoutMs. */
+    REQUEST_TIMEOUT("request-timeout", 408, "Request body not received in time"),
     /** The tier is shutting down. */
     CLOSED("closed", 503, "Tier shutting down"),
     MEMORY_LIMIT("memory-limit", 507, "Tier memory limit exceeded"),

@@ -27,6 +27,11 @@ public final class InMemoryPrefixFloors implements PrefixFloors {
 
     /** The floor of the most specific prefix holding this host-order IPv4 address. */
     public synchronized Optional<Tier> floorFor(int ipv4) {
+        return longestMatch(floors, ipv4);
+    }
+
+    /** The floor of the most specific prefix in {@code floors} holding the host-order IPv4 address. */
+    static Optional<Tier> longestMatch(Map<Ipv4Prefix, Tier> floors, int ipv4) {
         Ipv4Prefix best = null;
         for (Ipv4Prefix p : floors.keySet()) {
             if (p.contains(ipv4) && (best == null || p.length() > best.length())) {

@@ -15,8 +15,12 @@ public final class TierFailure extends RuntimeException {
         DEADLINE("deadline"),
         /** Any other guest trap or malformed guest answer. */
         GUEST_TRAP("guest-trap"),
+        /** The request waited in the tier's queue longer than the tier's maxQueueWaitMs. */
+        QUEUE_TIMEOUT("queue-timeout"),
         /** The tier's upstream could not be reached or answered garbage. */
         UPSTREAM("upstream"),
+        /** Every upstream endpoint of the tier is ejected (failing) and none is due for a probe. */
+        UNAVAILABLE("unavailable"),
         /** The pool is shutting down. */
         CLOSED("closed");
 
@@ -33,18 +37,33 @@ public final class TierFailure extends RuntimeException {
     }
 
     private final Kind kind;
+    private final String clientDetail;
 
+    /** A failure whose message may be shown to the client as it is. */
     public TierFailure(Kind kind, String message) {
-        super(message);
-        this.kind = kind;
+        this(kind, message, message, null);
     }
 
     public TierFailure(Kind kind, String message, Throwable cause) {
+        this(kind, message, message, cause);
+    }
+
+    /**
+     * A failure whose full message (upstream URLs, upstream bodies) is for the log and the event
+     * stream only; the client sees {@code clientDetail}.
+     */
+    public TierFailure(Kind kind, String clientDetail, String message, Throwable cause) {
         super(message, cause);
         this.kind = kind;
+        this.clientDetail = clientDetail;
     }
 
     public Kind kind() {
         return kind;
+    }
+
+    /** What the client may be told: the tier and the kind of failure, never an upstream's URL or body. */
+    public String clientDetail() {
+        return clientDetail;
     }
 }

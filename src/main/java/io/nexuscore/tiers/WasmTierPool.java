@@ -25,6 +25,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,6 +40,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * and memory ceiling; after any trap or interrupt the worker answers the failure, throws the instance
  * away and instantiates a fresh one before it takes more work, while the other workers keep serving.
  * Worker threads pin themselves to the tier's CPU set.
+ *
+ * <p>A queued request leaves the queue when its caller cancels the reply future (the client went
+ * away) or when it has waited the tier's {@code maxQueueWaitMs} (QUEUE_TIMEOUT); a worker never runs a
+ * request whose reply is already settled. After every call the instance's memory is put back to the
+ * image it had when instantiated (or, when the call grew memory, the instance is replaced), so no
+ * request can read what an earlier one - another tenant's - left in guest memory.
  */
 public final class WasmTierPool implements TierBackend {
 
@@ -70,10 +79,32 @@ public final class WasmTierPool implements TierBackend {
     private final Timer instantiateTime;
     private final Timer callTime;
     private final Counter rejected;
+    private final Counter expired;
+    private final Counter skipped;
+    /** Memory of a freshly instantiated guest, restored after every call; null until the first instance. */
+    private volatile byte[] pristine;
     private final Map<GuestTrap.Kind, Counter> traps = new EnumMap<>(GuestTrap.Kind.class);
 
-    private record Job(TierRequest request, CompletableFuture<TierReply> reply, long enqueuedNanos) {
+    /** A queued request; {@code expiry} fails it when it waits too long, cancelled once a worker takes it. */
+    private static final class Job {
+        final TierRequest request;
+        final CompletableFuture<TierReply> reply;
+        final long enqueuedNanos;
+        volatile ScheduledFuture<?> expiry;
+
+        Job(TierRequest request, CompletableFuture<TierReply> reply, long enqueuedNanos) {
+            this.request = request;
+            this.reply = reply;
+            this.enqueuedNanos = enqueuedNanos;
+        }
     }
+
+    /** Fires the queue-wait expiries of every pool: one daemon thread, the tasks only touch queues. */
+    private static final ScheduledExecutorService EXPIRY = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "tier-queue-expiry");
+        t.setDaemon(true);
+        return t;
+    });
 
     /**
      * Starts the pool for a Wasm tier: builds the configured engine, loads and compiles the guest
@@ -128,6 +159,12 @@ public final class WasmTierPool implements TierBackend {
         rejected = register(Counter.builder("nexus.tier.rejected")
                 .description("Requests refused because the tier's queue was full")
                 .tag("tier", tier).register(registry));
+        expired = register(Counter.builder("nexus.tier.queue.expired")
+                .description("Requests failed with 503 after waiting the tier's maxQueueWaitMs in its queue")
+                .tag("tier", tier).register(registry));
+        skipped = register(Counter.builder("nexus.tier.cancelled")
+                .description("Queued requests dropped because their client went away before a worker took them")
+                .tag("tier", tier).register(registry));
         for (GuestTrap.Kind kind : GuestTrap.Kind.values()) {
             traps.put(kind, register(Counter.builder("nexus.tier.traps")
                     .description("Guest calls that ended in a trap, by kind")
@@ -145,6 +182,9 @@ public final class WasmTierPool implements TierBackend {
             for (int i = 0; i < config.instances(); i++) {
                 Worker w = new Worker(i);
                 w.instance = instantiate();
+                if (pristine == null) {
+                    pristine = w.instance.read(0, w.instance.memoryPages() * (int) TierConfig.WASM_PAGE);
+                }
                 w.pages = w.instance.memoryPages();
                 workers.add(w);
             }
@@ -222,8 +262,26 @@ public final class WasmTierPool implements TierBackend {
         // close() may have drained the queue between our check and the offer.
         if (closed.get() && queue.remove(job)) {
             job.reply.completeExceptionally(new TierFailure(TierFailure.Kind.CLOSED, "tier " + tier().label() + " is shut down"));
+            return job.reply;
         }
+        job.expiry = EXPIRY.schedule(() -> expire(job), config.maxQueueWaitMs(), TimeUnit.MILLISECONDS);
+        job.reply.whenComplete((r, e) -> {
+            // Settled while still queued: the caller cancelled (client gone). Free the slot now
+            // rather than when a worker reaches it.
+            if (e instanceof java.util.concurrent.CancellationException && queue.remove(job)) {
+                skipped.increment();
+                job.expiry.cancel(false);
+            }
+        });
         return job.reply;
+    }
+
+    private void expire(Job job) {
+        if (queue.remove(job)) {
+            expired.increment();
+            job.reply.completeExceptionally(new TierFailure(TierFailure.Kind.QUEUE_TIMEOUT, "tier " + tier().label()
+                    + ": no worker free within " + config.maxQueueWaitMs() + " ms (maxQueueWaitMs)"));
+        }
     }
 
     private static CompletableFuture<TierReply> failed(TierFailure.Kind kind, String message) {
@@ -334,7 +392,15 @@ public final class WasmTierPool implements TierBackend {
                     Job job = queue.take(IDLE_POLL_MS, TimeUnit.MILLISECONDS);
                     Thread.interrupted(); // close() interrupts to end the wait; the loop condition decides
                     if (job != null) {
+                        ScheduledFuture<?> expiry = job.expiry;
+                        if (expiry != null) {
+                            expiry.cancel(false);
+                        }
                         queueWait.record(System.nanoTime() - job.enqueuedNanos, TimeUnit.NANOSECONDS);
+                        if (job.reply.isDone()) {
+                            skipped.increment(); // cancelled between the worker's poll and here
+                            continue;
+                        }
                         serve(job);
                     }
                 }
@@ -390,12 +456,35 @@ public final class WasmTierPool implements TierBackend {
             if (failure == null) {
                 completed.incrementAndGet();
                 job.reply.complete(reply);
+                scrub(inst);
                 return;
             }
             failed.incrementAndGet();
             job.reply.completeExceptionally(failure);
             // The answer is out; now rebuild, so the failed request never waits for it. The other
             // workers keep serving meanwhile.
+            discardInstance();
+            if (!closed.get()) {
+                replace();
+            }
+        }
+
+        /**
+         * Leaves nothing of the request just served in the instance: its memory goes back to the
+         * image of a fresh instance. A call that grew memory past that image gets a fresh instance
+         * instead (memory cannot shrink, and zeroing a large grown range costs more than
+         * instantiating). Runs after the answer went out.
+         */
+        private void scrub(CoreInstance inst) {
+            byte[] image = pristine;
+            try {
+                if (image != null && (long) inst.memoryPages() * TierConfig.WASM_PAGE == image.length) {
+                    inst.write(0, image);
+                    return;
+                }
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, name + ": cannot reset instance " + inst.id() + ": " + e);
+            }
             discardInstance();
             if (!closed.get()) {
                 replace();

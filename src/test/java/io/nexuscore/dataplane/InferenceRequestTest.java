@@ -19,7 +19,7 @@ class InferenceRequestTest {
     private static final Endpoint TASK = Endpoint.match(HttpMethod.POST, "/v1/tasks/generate");
 
     private static InferenceRequest parse(Endpoint endpoint, String json) {
-        return InferenceRequest.parse(endpoint, Buffer.buffer(json));
+        return InferenceRequest.parse(endpoint, Buffer.buffer(json), true);
     }
 
     @Test
@@ -64,5 +64,14 @@ class InferenceRequestTest {
         ProblemException e = assertThrows(ProblemException.class, () -> parse(CHAT, body));
         assertEquals("invalid-request", e.problem().slug());
         assertEquals(400, e.problem().status());
+    }
+
+    @Test
+    void testHooksAreRejectedNamingTheFieldsWhenOff() {
+        ProblemException e = assertThrows(ProblemException.class, () -> InferenceRequest.parse(TASK,
+                Buffer.buffer("{\"prompt\":\"hi\",\"simulate_ms\":1500,\"simulate_spin\":true}"), false));
+        assertEquals("invalid-request", e.problem().slug());
+        assertTrue(e.problem().detail().contains("simulate_ms, simulate_spin"), e.problem().detail());
+        assertFalse(InferenceRequest.parse(TASK, Buffer.buffer("{\"prompt\":\"hi\"}"), false).simulated());
     }
 }

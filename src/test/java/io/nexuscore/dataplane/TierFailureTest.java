@@ -149,7 +149,8 @@ class TierFailureTest {
                         new JsonObject().put("prompt", "p")))
                 .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
                     assertProblem(reply, TierFailureProblems.type(kind).status(), kind.label());
-                    boolean retryable = kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED;
+                    boolean retryable = kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED
+                            || kind == TierFailure.Kind.QUEUE_TIMEOUT || kind == TierFailure.Kind.UNAVAILABLE;
                     if (retryable) {
                         assertEquals("1", reply.header("Retry-After"));
                     } else {

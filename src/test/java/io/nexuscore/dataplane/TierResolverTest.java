@@ -48,6 +48,19 @@ class TierResolverTest {
         assertEquals(1, registry.get("nexus_kernel_user_disagreements").counter().count());
     }
 
+    /** The kernel tiered 100 as small under 60/130; thresholds moved to 60/90 since: it is large now. */
+    @Test
+    void kernelVerdictIsReTieredUnderTheThresholdsInForceWhenServed() {
+        KernelVerdict verdict = new KernelVerdict(100, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
+        InMemoryThresholdStore thresholds = new InMemoryThresholdStore(RouterFixture.THRESHOLDS);
+        TierResolver resolver = new TierResolver(RouterFixture.SCORER, thresholds, c -> Optional.of(verdict),
+                ReadCost.SYSCALL, metrics);
+        assertEquals(Tier.SMALL, resolver.resolve(LINE, 100, connection(Optional.empty())).tier());
+        thresholds.write(new io.nexuscore.classify.Thresholds(60, 90));
+        assertEquals(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, new io.nexuscore.classify.Thresholds(60, 90)),
+                resolver.resolve(LINE, 100, connection(Optional.empty())));
+    }
+
     @Test
     void agreeingKernelVerdictCountsNoDisagreement() {
         int score = RouterFixture.SCORER.score(LINE, 100);
@@ -101,11 +114,11 @@ class TierResolverTest {
 
     @Test
     void kernelVerdictInItsSlotResolvesWithoutASyscallAndKeepsTheFloor() {
-        KernelVerdict verdict = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
+        KernelVerdict verdict = new KernelVerdict(100, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
         TierResolver resolver = resolver(withSlot(Optional.of(verdict), Optional.empty()));
-        assertEquals(Optional.of(new Resolution(Tier.SMALL, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+        assertEquals(Optional.of(new Resolution(Tier.SMALL, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
                 resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
-        assertEquals(Optional.of(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+        assertEquals(Optional.of(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
                 resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.of(Tier.LARGE))));
         assertEquals(2, registry.get("nexus_kernel_user_disagreements").counter().count(),
                 "the slot path counts disagreements as the map path does");

@@ -120,6 +120,7 @@ class WasmFailureEndToEndTest {
     private static JsonObject config(JsonObject nano, Path stateDir) {
         JsonObject config = RequestSuite.config("127.0.0.1", FreePort.pick(), new JsonObject().put("mode", "user"), stateDir);
         config.getJsonObject("tiers").getJsonObject("nano").mergeIn(nano);
+        config.getJsonObject("dataPlane").put("testHooks", true); // simulate_* drive the failures
         return config;
     }
 

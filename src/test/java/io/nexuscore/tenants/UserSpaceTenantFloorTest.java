@@ -66,7 +66,44 @@ class UserSpaceTenantFloorTest {
         assertEquals("nano", assignedTier(), "the floor is gone for new connections");
     }
 
-    /** One request on a fresh connection (a new client each time: floors are read at accept). */
+    /** Floors are looked up per request: a change reaches a keep-alive connection opened before it. */
+    @Test
+    void floorChangesReachAConnectionAlreadyOpen() throws Exception {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", dataPort)) {
+            socket.setSoTimeout(10_000);
+            java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(
+                    socket.getInputStream(), java.nio.charset.StandardCharsets.ISO_8859_1));
+            assertEquals("nano", assignedTierOn(socket, in));
+            assertEquals(201, send(HttpRequest.newBuilder(control("/tenants/loopback"))
+                    .header("Content-Type", "application/json")
+                    .PUT(HttpRequest.BodyPublishers.ofString("{\"prefix\": \"127.0.0.0/8\", \"floor\": \"large\"}")))
+                    .statusCode());
+            assertEquals("large", assignedTierOn(socket, in), "the new floor reaches the open connection");
+            assertEquals(204, send(HttpRequest.newBuilder(control("/tenants/loopback")).DELETE()).statusCode());
+            assertEquals("nano", assignedTierOn(socket, in), "DELETE /tenants reaches the open connection");
+        }
+    }
+
+    /** One request on an open keep-alive socket; reads the answer in full and returns its assigned tier. */
+    private static String assignedTierOn(java.net.Socket socket, java.io.BufferedReader in) throws Exception {
+        socket.getOutputStream().write(("POST /v1/tasks/echo HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                + NANO_BODY.length() + "\r\n\r\n" + NANO_BODY).getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        socket.getOutputStream().flush();
+        String tier = null;
+        int length = 0;
+        for (String line; !(line = in.readLine()).isEmpty(); ) {
+            String lower = line.toLowerCase(java.util.Locale.ROOT);
+            if (lower.startsWith("x-nx-assigned-tier:")) {
+                tier = line.substring(line.indexOf(':') + 1).trim();
+            } else if (lower.startsWith("content-length:")) {
+                length = Integer.parseInt(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        in.skip(length);
+        return tier;
+    }
+
+    /** One request on a fresh connection. */
     private String assignedTier() throws Exception {
         HttpResponse<String> response = send(HttpRequest.newBuilder(
                         URI.create("http://127.0.0.1:" + dataPort + "/v1/tasks/echo"))

@@ -29,13 +29,21 @@ public final class LocalOpenAiServer {
     private final ConcurrentLinkedQueue<JsonObject> bodies = new ConcurrentLinkedQueue<>();
     private final List<Runnable> parked = new ArrayList<>();
     private boolean holding;
+    private volatile int failStatus;
+    private volatile boolean stallMidBody;
+    private final AtomicInteger abandoned = new AtomicInteger();
 
     private LocalOpenAiServer(HttpServer server) {
         this.server = server;
     }
 
     public static Future<LocalOpenAiServer> start(Vertx vertx) {
-        HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0));
+        return start(vertx, 0);
+    }
+
+    /** On a given port (0: any), e.g. to bring back an endpoint the router saw die. */
+    public static Future<LocalOpenAiServer> start(Vertx vertx, int port) {
+        HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(port));
         LocalOpenAiServer local = new LocalOpenAiServer(server);
         server.requestHandler(local::handle);
         return server.listen().map(s -> local);
@@ -63,6 +71,21 @@ public final class LocalOpenAiServer {
         holding = true;
     }
 
+    /** From now on answer every request with this status and an error body naming the server's secrets (0: stop). */
+    public void failWith(int status) {
+        failStatus = status;
+    }
+
+    /** From now on send the head and the first chunk of every answer, then nothing (a stall mid-body). */
+    public void stallMidBody(boolean stall) {
+        stallMidBody = stall;
+    }
+
+    /** Requests whose connection the router closed or reset before they were answered. */
+    public int abandoned() {
+        return abandoned.get();
+    }
+
     /** Answer every parked request and stop parking. */
     public void release() {
         List<Runnable> toRun;
@@ -83,10 +106,21 @@ public final class LocalOpenAiServer {
         if (request.method().name().equals("POST") && segments.length == 5 && segments[2].equals("v1")
                 && segments[3].equals("chat") && segments[4].equals("completions")) {
             String name = segments[1];
+            request.response().closeHandler(v -> abandoned.incrementAndGet());
             request.body().onSuccess(body -> {
                 JsonObject json = body.toJsonObject();
                 bodies.add(json);
                 received.incrementAndGet();
+                if (failStatus != 0) {
+                    request.response().setStatusCode(failStatus)
+                            .end("{\"error\":\"internal secret sk-upstream-4711 at " + request.absoluteURI() + "\"}");
+                    return;
+                }
+                if (stallMidBody) {
+                    request.response().setChunked(true).putHeader("Content-Type", "application/json")
+                            .write("{\"id\":\"chatcmpl-local\",");
+                    return;
+                }
                 Runnable answer = () -> answer(request, name, json);
                 synchronized (this) {
                     if (holding) {

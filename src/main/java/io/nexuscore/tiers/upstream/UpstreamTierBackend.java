@@ -1,93 +1,108 @@
 package io.nexuscore.tiers.upstream;
-import io.nexuscore.tiers.StreamingBackend;
-import io.nexuscore.tiers.UpstreamStream;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.TierConfig;
 import io.nexuscore.config.UpstreamConfig;
+import io.nexuscore.events.EventSink;
+import io.nexuscore.tiers.StreamingBackend;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierFailure.Kind;
 import io.nexuscore.tiers.TierReply;
 import io.nexuscore.tiers.TierRequest;
-import io.vertx.core.Future;
-import io.vertx.core.Promise;
+import io.nexuscore.tiers.UpstreamStream;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.ConnectionPoolTooBusyException;
+import io.vertx.core.http.HttpClientAgent;
 import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientRequest;
-import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.net.MalformedURLException;
-import java.net.URI;
-import java.net.URL;
+import java.lang.System.Logger.Level;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
- * A tier served by an OpenAI-compatible server: every request becomes a POST to
- * {@code baseUrl + /chat/completions} over a keep-alive connection pool.
+ * A tier served by a pool of OpenAI-compatible servers: every request becomes a POST to one
+ * endpoint's {@code baseUrl + /chat/completions} over keep-alive connections (see
+ * {@link UpstreamExchange} for the timeouts, retries and cancellation of one request, and
+ * {@link EndpointPool} for balancing and passive health).
  *
- * Concurrency: the tier's {@code instances} are the upstream connections (requests in flight) and its
- * {@code queueCapacity} the requests waiting for one, both shared out between the event loops'
- * pools ({@link LoopLocalClients}); past that, {@link Kind#QUEUE_FULL}.
- * The tier's upstream {@code timeoutMs} bounds the whole exchange (queue wait included) and expiry
- * is {@link Kind#DEADLINE} (504: the upstream is reachable but too slow); a refused, reset or
- * garbled exchange is {@link Kind#UPSTREAM} (502).
+ * Concurrency: the tier's {@code instances} are each endpoint's connections (requests in flight) and
+ * its {@code queueCapacity} the requests waiting for one; past that, {@link Kind#QUEUE_FULL}; a
+ * request waiting longer than {@code maxQueueWaitMs} is {@link Kind#QUEUE_TIMEOUT}.
  *
  * The observed tier is the band the answer's total tokens fall in under the live thresholds: the
  * same scale as the scorer's token pass (about four bytes a token), measured after the fact.
  */
 public final class UpstreamTierBackend implements TierBackend, StreamingBackend {
 
-    private final Vertx vertx;
-    private final Tier tier;
-    private final UpstreamConfig upstream;
+    private static final System.Logger LOG = System.getLogger(UpstreamTierBackend.class.getName());
+    /** Event type for endpoint failures, ejections and re-admissions (with the endpoint, never to clients). */
+    public static final String EVENT = "upstream";
+
+    final Vertx vertx;
+    final Tier tier;
+    final UpstreamConfig upstream;
+    final long maxQueueWaitMs;
+    final HttpClientAgent client;
+    final EndpointPool pool;
     private final String model;
-    private final Supplier<Thresholds> thresholds;
-    private final LoopLocalClients clients;
     private final ChatRequestBody requestBody;
-    private final URI endpoint;
-    /** The endpoint parsed once: a string URI would be parsed again for every request. */
-    private final URL endpointUrl;
+    private final Supplier<Thresholds> thresholds;
+    private final EventSink events;
+    private final Counter retries;
+    private final Counter ejections;
+    private final Counter readmissions;
 
     /**
      * @param thresholds the live thresholds; called on an event loop, so it must not block
      *                   (in kernel mode: a snapshot or an mmap-ed map, not a syscall)
      */
     public UpstreamTierBackend(Vertx vertx, TierConfig config, Supplier<Thresholds> thresholds) {
+        this(vertx, config, thresholds, EventSink.DISCARD, new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+    }
+
+    public UpstreamTierBackend(Vertx vertx, TierConfig config, Supplier<Thresholds> thresholds, EventSink events,
+                               MeterRegistry registry) {
         this.vertx = vertx;
         this.tier = config.tier();
         this.upstream = config.upstream().orElseThrow(() -> new IllegalArgumentException(
                 "tiers." + config.tier().label() + " has no upstream configured"));
         this.model = config.model();
-        this.thresholds = thresholds;
-        String base = upstream.baseUrl().toString();
-        this.endpoint = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
-                + "/chat/completions");
-        try {
-            this.endpointUrl = endpoint.toURL();
-        } catch (MalformedURLException e) {
-            throw new IllegalArgumentException("tiers." + tier.label() + ".upstream.baseUrl: " + e.getMessage(), e);
-        }
         this.requestBody = new ChatRequestBody(upstream.model());
-        HttpClientOptions options = new HttpClientOptions()
-                .setKeepAlive(true)
-                .setTcpNoDelay(true)
-                .setConnectTimeout((int) Math.min(upstream.timeoutMs(), Integer.MAX_VALUE));
-        this.clients = new LoopLocalClients(vertx, config.instances(), config.queueCapacity(),
-                (connections, queue) -> vertx.createHttpClient(options,
-                        new PoolOptions().setHttp1MaxSize(connections).setMaxWaitQueueSize(queue)));
+        this.thresholds = thresholds;
+        this.events = events;
+        this.maxQueueWaitMs = config.maxQueueWaitMs();
+        this.pool = new EndpointPool(upstream.baseUrls());
+        this.client = vertx.createHttpClient(
+                new HttpClientOptions()
+                        .setKeepAlive(true)
+                        .setTcpNoDelay(true)
+                        .setConnectTimeout((int) Math.min(upstream.connectTimeoutMs(), Integer.MAX_VALUE)),
+                new PoolOptions()
+                        .setHttp1MaxSize(config.instances())
+                        .setMaxWaitQueueSize(config.queueCapacity()));
+        String label = tier.label();
+        retries = Counter.builder("nexus_upstream_retries")
+                .description("Upstream attempts retried on another endpoint (connect error or 502/503, nothing sent to the client yet)")
+                .tag("tier", label).register(registry);
+        ejections = Counter.builder("nexus_upstream_ejections")
+                .description("Upstream endpoints ejected after consecutive failures")
+                .tag("tier", label).register(registry);
+        readmissions = Counter.builder("nexus_upstream_readmissions")
+                .description("Ejected upstream endpoints re-admitted after a successful probe")
+                .tag("tier", label).register(registry);
     }
 
     @Override
@@ -95,17 +110,32 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         return tier;
     }
 
+    /** The endpoints' health, in configuration order (for tests and the bench). */
+    public List<String> endpointHealth() {
+        return pool.endpoints().stream().map(e -> e.health().name().toLowerCase()).toList();
+    }
+
     @Override
     public CompletableFuture<TierReply> submit(TierRequest request) {
+        UpstreamExchange exchange = new UpstreamExchange(this, requestBody.encode(request, false), false);
         CompletableFuture<TierReply> result = new CompletableFuture<>();
-        exchange(request, false)
-                .compose(HttpClientResponse::body)
-                .map(this::reply)
+        result.whenComplete((r, e) -> {
+            if (e instanceof CancellationException) {
+                exchange.cancel();
+            }
+        });
+        exchange.start()
+                .compose(response -> response.body())
                 .onComplete(ar -> {
-                    if (ar.succeeded()) {
-                        result.complete(ar.result());
-                    } else {
-                        result.completeExceptionally(ar.cause());
+                    if (ar.failed()) {
+                        result.completeExceptionally(exchange.failure(ar.cause()));
+                        return;
+                    }
+                    try {
+                        result.complete(reply(ar.result(), exchange.endpoint()));
+                    } catch (TierFailure f) {
+                        reported(f, exchange.endpoint());
+                        result.completeExceptionally(f);
                     }
                 });
         return result;
@@ -118,74 +148,74 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
 
     @Override
     public CompletableFuture<UpstreamStream> openStream(TierRequest request) {
-        return exchange(request, true).map(response -> {
-            response.pause();
-            return new UpstreamStream(response.getHeader("Content-Type"), response, () -> response.request().reset());
-        }).toCompletionStage().toCompletableFuture();
-    }
-
-    /**
-     * Sends the request and delivers a 2xx response head; anything else fails with a TierFailure.
-     * The deadline covers the time until the head arrives; a streamed body then runs as long as the
-     * upstream keeps it open.
-     */
-    private Future<HttpClientResponse> exchange(TierRequest request, boolean stream) {
-        Promise<HttpClientResponse> head = Promise.promise();
-        AtomicReference<HttpClientRequest> sent = new AtomicReference<>();
-        long timer = vertx.setTimer(upstream.timeoutMs(), id -> {
-            if (head.tryFail(new TierFailure(Kind.DEADLINE, "upstream " + endpoint + " did not answer within "
-                    + upstream.timeoutMs() + " ms"))) {
-                HttpClientRequest inFlight = sent.get();
-                if (inFlight != null) {
-                    inFlight.reset();
-                }
+        UpstreamExchange exchange = new UpstreamExchange(this, requestBody.encode(request, true), true);
+        CompletableFuture<UpstreamStream> result = new CompletableFuture<>();
+        result.whenComplete((r, e) -> {
+            if (e instanceof CancellationException) {
+                exchange.cancel();
             }
         });
-        Buffer body = requestBody.encode(request, stream);
-        clients.current().request(requestOptions())
-                .compose(req -> {
-                    sent.set(req);
-                    return req.send(body);
-                })
-                .compose(this::requireSuccess)
-                .onComplete(ar -> {
-                    vertx.cancelTimer(timer);
-                    if (ar.succeeded()) {
-                        if (!head.tryComplete(ar.result())) {
-                            ar.result().request().reset();
-                        }
-                    } else {
-                        head.tryFail(failure(ar.cause()));
-                    }
-                });
-        return head.future();
+        exchange.start().onComplete(ar -> {
+            if (ar.succeeded()) {
+                result.complete(new UpstreamStream(ar.result().getHeader("Content-Type"), ar.result(), exchange::cancel));
+            } else {
+                result.completeExceptionally(exchange.failure(ar.cause()));
+            }
+        });
+        return result;
     }
 
-    private RequestOptions requestOptions() {
+    RequestOptions requestOptions(UpstreamEndpoint endpoint) {
         RequestOptions options = new RequestOptions()
                 .setMethod(HttpMethod.POST)
-                .setAbsoluteURI(endpointUrl)
+                .setAbsoluteURI(endpoint.chatCompletions().toString())
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "application/json, text/event-stream");
         upstream.apiKey().ifPresent(key -> options.putHeader("Authorization", "Bearer " + key));
         return options;
     }
 
-    private Future<HttpClientResponse> requireSuccess(HttpClientResponse response) {
-        if (response.statusCode() / 100 == 2) {
-            return Future.succeededFuture(response);
-        }
-        return response.body().transform(ar -> Future.failedFuture(new TierFailure(Kind.UPSTREAM,
-                "upstream " + endpoint + " answered " + response.statusCode()
-                        + (ar.succeeded() ? ": " + truncate(ar.result().toString()) : ""))));
+    /** Logs a failure in full and puts it on the event stream; the client only sees its client detail. */
+    TierFailure reported(TierFailure failure, UpstreamEndpoint endpoint) {
+        LOG.log(Level.WARNING, "tier {0}: {1}", tier.label(), failure.getMessage());
+        events.publish(EVENT, new JsonObject()
+                .put("tier", tier.label())
+                .put("event", "failure")
+                .put("endpoint", endpoint == null ? null : endpoint.display())
+                .put("kind", failure.kind().label())
+                .put("detail", failure.getMessage()));
+        return failure;
     }
 
-    private TierReply reply(Buffer body) {
+    void retried(UpstreamEndpoint from, String why) {
+        retries.increment();
+        LOG.log(Level.INFO, "tier {0}: retrying on another endpoint after {1}: {2}", tier.label(), from.display(), why);
+        events.publish(EVENT, new JsonObject().put("tier", tier.label()).put("event", "retry")
+                .put("endpoint", from.display()).put("detail", why));
+    }
+
+    void transitioned(UpstreamEndpoint endpoint, UpstreamEndpoint.Transition transition, String why) {
+        if (transition == UpstreamEndpoint.Transition.NONE) {
+            return;
+        }
+        boolean ejected = transition == UpstreamEndpoint.Transition.EJECTED;
+        (ejected ? ejections : readmissions).increment();
+        LOG.log(ejected ? Level.WARNING : Level.INFO, "tier {0}: endpoint {1} {2}{3}", tier.label(), endpoint.display(),
+                ejected ? "ejected for " + upstream.ejectMs() + " ms" : "re-admitted", ejected ? " after: " + why : "");
+        events.publish(EVENT, new JsonObject().put("tier", tier.label())
+                .put("event", ejected ? "ejected" : "readmitted")
+                .put("endpoint", endpoint.display())
+                .put("detail", why));
+    }
+
+    private TierReply reply(Buffer body, UpstreamEndpoint endpoint) {
+        String where = endpoint == null ? "upstream" : "upstream " + endpoint.display();
         try {
             JsonObject json = new JsonObject(body);
             JsonArray choices = json.getJsonArray("choices");
             if (choices == null || choices.isEmpty()) {
-                throw new TierFailure(Kind.UPSTREAM, "upstream " + endpoint + " answered without choices");
+                throw new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": upstream answered without choices",
+                        where + " answered without choices", null);
             }
             JsonObject choice = choices.getJsonObject(0);
             JsonObject message = choice.getJsonObject("message");
@@ -200,28 +230,13 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
             int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
             return new TierReply(text, thresholds.get().tierFor(score), score, prompt, completion, model);
         } catch (DecodeException | ClassCastException e) {
-            throw new TierFailure(Kind.UPSTREAM, "upstream " + endpoint + " answered malformed JSON: " + e.getMessage(), e);
+            throw new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": upstream answered malformed JSON",
+                    where + " answered malformed JSON: " + e.getMessage(), e);
         }
-    }
-
-    private TierFailure failure(Throwable cause) {
-        if (cause instanceof TierFailure failure) {
-            return failure;
-        }
-        if (cause instanceof ConnectionPoolTooBusyException) {
-            return new TierFailure(Kind.QUEUE_FULL, "tier " + tier.label() + ": all upstream connections busy and "
-                    + "the wait queue is full", cause);
-        }
-        String reason = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
-        return new TierFailure(Kind.UPSTREAM, "upstream " + endpoint + " failed: " + reason, cause);
-    }
-
-    private static String truncate(String text) {
-        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
     }
 
     @Override
     public void close() {
-        clients.close();
+        client.close();
     }
 }

@@ -1,0 +1,66 @@
+package io.nexuscore.dataplane;
+
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The header-read timeout of the inference listener: a connection must deliver a complete request
+ * head within {@code headerTimeoutMs} of its previous answer (keep-alive), and of its accept where
+ * the server learns of the connection at accept; else it is closed. (Vert.x 5 reports an HTTP/1.1
+ * connection to its connection handler only with its first request head, so a client that never
+ * completes a first head is bounded by the idle timeout and the head size limit instead.) Traffic does not reset it, so a client trickling a head byte by byte (which
+ * keeps an idle timeout quiet) is closed all the same. One task per connection, scheduled on the
+ * connection's own Netty event loop (as Netty's ReadTimeoutHandler does).
+ */
+final class HeadTimeouts {
+
+    private static final AttributeKey<ScheduledFuture<?>> PENDING = AttributeKey.valueOf("nexuscore.headTimeout");
+
+    private final long timeoutMs;
+
+    HeadTimeouts(long timeoutMs) {
+        this.timeoutMs = timeoutMs;
+    }
+
+    void accepted(HttpConnection connection) {
+        arm(ConnectionInspector.channelOf(connection));
+    }
+
+    /** A head arrived: stop the clock until this request's answer (whatever it is) has gone out. */
+    void headReceived(HttpServerRequest request) {
+        Channel channel = ConnectionInspector.channelOf(request.connection());
+        disarm(channel);
+        if (channel != null) {
+            request.response().endHandler(v -> arm(channel));
+        }
+    }
+
+    private void arm(Channel channel) {
+        if (channel == null || !channel.isActive()) {
+            return;
+        }
+        ScheduledFuture<?> task = channel.eventLoop().schedule(() -> {
+            channel.attr(PENDING).set(null);
+            channel.close();
+        }, timeoutMs, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> previous = channel.attr(PENDING).getAndSet(task);
+        if (previous != null) {
+            previous.cancel(false);
+        }
+        channel.closeFuture().addListener(f -> task.cancel(false));
+    }
+
+    private void disarm(Channel channel) {
+        if (channel == null) {
+            return;
+        }
+        ScheduledFuture<?> task = channel.attr(PENDING).getAndSet(null);
+        if (task != null) {
+            task.cancel(false);
+        }
+    }
+}

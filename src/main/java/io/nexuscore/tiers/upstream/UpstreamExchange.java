@@ -1,0 +1,347 @@
+package io.nexuscore.tiers.upstream;
+
+import io.nexuscore.tiers.TierFailure;
+import io.nexuscore.tiers.TierFailure.Kind;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.ConnectionPoolTooBusyException;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import java.net.ConnectException;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One request through an upstream tier, from the first connection attempt to the end of the
+ * answer's body.
+ *
+ * <p>Timeouts: {@code connectTimeoutMs} per TCP connect, {@code maxQueueWaitMs} for a pooled
+ * connection, {@code firstByteTimeoutMs} from sending to the response head, {@code idleTimeoutMs}
+ * between two chunks of the answer, and {@code timeoutMs} over all of it, streamed body included
+ * (a stall mid-body ends the exchange at that deadline). A connection obtained after the deadline
+ * passed is given back unused: the request is never sent.
+ *
+ * <p>Retries: a connect error or a 502/503 answer moves the request to another endpoint, at most
+ * {@code maxRetries} times. They all happen before the head is handed over, so before any byte
+ * reaches the client; nothing is retried once it was sent and the answer began.
+ *
+ * <p>Every attempt settles its endpoint exactly once: success (answer read to the end), failure
+ * (counts towards ejection), or void (the client went away: says nothing about the endpoint).
+ * Callbacks run on the caller's event loop; {@link #cancel} may come from anywhere.
+ */
+final class UpstreamExchange {
+
+    private final UpstreamTierBackend backend;
+    private final Buffer body;
+    private final boolean stream;
+    private final long deadlineNanos;
+    private final Set<UpstreamEndpoint> tried = new HashSet<>();
+    private final Promise<HttpClientResponse> head = Promise.promise();
+    private volatile Attempt current;
+    private volatile boolean expired;
+    private volatile boolean cancelled;
+    private long wholeTimer = -1;
+
+    UpstreamExchange(UpstreamTierBackend backend, Buffer body, boolean stream) {
+        this.backend = backend;
+        this.body = body;
+        this.stream = stream;
+        this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backend.upstream.timeoutMs());
+    }
+
+    /** One endpoint's try, settled once. */
+    private final class Attempt {
+        final UpstreamEndpoint endpoint;
+        final AtomicBoolean settled = new AtomicBoolean();
+        volatile HttpClientRequest request;
+        volatile boolean headReceived;
+
+        Attempt(UpstreamEndpoint endpoint) {
+            this.endpoint = endpoint;
+        }
+
+        void succeeded() {
+            if (settled.compareAndSet(false, true)) {
+                backend.transitioned(endpoint, endpoint.succeeded(), "probe answered");
+            }
+        }
+
+        void failed(String why) {
+            if (settled.compareAndSet(false, true)) {
+                backend.transitioned(endpoint, endpoint.failed(backend.upstream.ejectAfter(),
+                        TimeUnit.MILLISECONDS.toNanos(backend.upstream.ejectMs()), System.nanoTime()), why);
+            }
+        }
+
+        void voided() {
+            if (settled.compareAndSet(false, true)) {
+                endpoint.released();
+            }
+        }
+
+        void reset() {
+            HttpClientRequest r = request;
+            if (r != null) {
+                r.reset();
+            }
+        }
+    }
+
+    /** Starts the first attempt; the future carries a 2xx head whose body is not consumed yet. */
+    Future<HttpClientResponse> start() {
+        wholeTimer = backend.vertx.setTimer(backend.upstream.timeoutMs(), id -> expire());
+        attempt();
+        return head.future();
+    }
+
+    /** The endpoint of the current attempt (null before the first). */
+    UpstreamEndpoint endpoint() {
+        Attempt a = current;
+        return a == null ? null : a.endpoint;
+    }
+
+    /** The client went away: stop waiting, interrupt the call, free its connection. */
+    void cancel() {
+        cancelled = true;
+        backend.vertx.cancelTimer(wholeTimer);
+        head.tryFail(new TierFailure(Kind.CLOSED, "tier " + backend.tier.label() + ": the client went away"));
+        Attempt a = current;
+        if (a != null) {
+            a.voided();
+            a.reset();
+        }
+    }
+
+    private void attempt() {
+        Optional<UpstreamEndpoint> next = backend.pool.acquire(tried, System.nanoTime());
+        if (next.isEmpty()) {
+            // Nothing was sent that the client saw; when the pool is now all out, say so, so the
+            // data plane may hand the request to the tier's fallback.
+            boolean allOut = backend.pool.endpoints().stream().noneMatch(e -> e.health() == UpstreamEndpoint.Health.UP);
+            finish(allOut || lastFailure == null
+                    ? new TierFailure(Kind.UNAVAILABLE, "tier " + backend.tier.label()
+                            + ": every upstream endpoint is ejected after failing", "every endpoint ejected"
+                            + (lastFailure == null ? "" : "; last failure: " + lastFailure.getMessage()), null)
+                    : lastFailure);
+            return;
+        }
+        Attempt attempt = new Attempt(next.get());
+        tried.add(attempt.endpoint);
+        current = attempt;
+        long remainingMs = remainingMs();
+        backend.client.request(backend.requestOptions(attempt.endpoint)
+                        .setConnectTimeout(Math.max(1, Math.min(backend.maxQueueWaitMs, remainingMs))))
+                .onComplete(ar -> {
+                    if (ar.failed()) {
+                        connectFailed(attempt, ar.cause());
+                    } else {
+                        send(attempt, ar.result());
+                    }
+                });
+    }
+
+    private TierFailure lastFailure;
+
+    private void connectFailed(Attempt attempt, Throwable cause) {
+        if (head.future().isComplete()) {
+            attempt.voided();
+            return;
+        }
+        String tier = backend.tier.label();
+        if (cause instanceof ConnectionPoolTooBusyException) {
+            attempt.voided();
+            finish(new TierFailure(Kind.QUEUE_FULL, "tier " + tier + ": all upstream connections busy and the wait "
+                    + "queue is full", "wait queue full at " + attempt.endpoint.display(), cause));
+            return;
+        }
+        if (cause instanceof TimeoutException && !(cause instanceof io.netty.channel.ConnectTimeoutException)) {
+            // Vert.x's own timeout for obtaining a pooled connection: our queue, not the endpoint.
+            attempt.voided();
+            finish(remainingMs() <= 0
+                    ? deadline("the deadline passed while waiting for a connection; not sent")
+                    : new TierFailure(Kind.QUEUE_TIMEOUT, "tier " + tier + ": no upstream connection free within "
+                            + backend.maxQueueWaitMs + " ms (maxQueueWaitMs)",
+                            "no connection to " + attempt.endpoint.display() + " within " + backend.maxQueueWaitMs + " ms",
+                            cause));
+            return;
+        }
+        String why = "connect to " + attempt.endpoint.display() + " failed: " + describe(cause);
+        attempt.failed(why);
+        retryOrFinish(attempt, new TierFailure(Kind.UPSTREAM, "tier " + tier + ": upstream unreachable", why, cause));
+    }
+
+    private void send(Attempt attempt, HttpClientRequest request) {
+        attempt.request = request;
+        if (head.future().isComplete()) {
+            attempt.voided(); // cancelled or expired while the connection was on its way
+            request.reset();
+            return;
+        }
+        if (remainingMs() <= 0) {
+            attempt.voided();
+            request.reset();
+            finish(deadline("the deadline passed while waiting for a connection; not sent"));
+            return;
+        }
+        request.idleTimeout(backend.upstream.firstByteTimeoutMs());
+        request.send(body).onComplete(ar -> {
+            if (ar.failed()) {
+                sendFailed(attempt, ar.cause());
+                return;
+            }
+            HttpClientResponse response = ar.result();
+            attempt.headReceived = true;
+            if (response.statusCode() / 100 == 2) {
+                accepted(attempt, request, response);
+            } else {
+                refused(attempt, response);
+            }
+        });
+    }
+
+    private void accepted(Attempt attempt, HttpClientRequest request, HttpClientResponse response) {
+        request.idleTimeout(backend.upstream.idleTimeoutMs());
+        if (stream) {
+            response.pause(); // the consumer resumes it by piping it to the client
+        }
+        response.end().onComplete(end -> {
+            backend.vertx.cancelTimer(wholeTimer);
+            if (end.succeeded()) {
+                attempt.succeeded();
+            } else if (!cancelled) {
+                attempt.failed(expired ? "answer not finished within " + backend.upstream.timeoutMs() + " ms"
+                        : "answer broke off: " + describe(end.cause()));
+            }
+        });
+        if (!head.tryComplete(response)) {
+            attempt.voided();
+            request.reset();
+        }
+    }
+
+    private void refused(Attempt attempt, HttpClientResponse response) {
+        int status = response.statusCode();
+        response.body().onComplete(b -> {
+            String why = attempt.endpoint.display() + " answered " + status
+                    + (b.succeeded() ? ": " + truncate(b.result().toString()) : "");
+            if (status >= 500) {
+                attempt.failed(why);
+            } else {
+                attempt.succeeded(); // a 4xx is about the request, not the endpoint's health
+            }
+            TierFailure failure = new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label() + ": upstream answered "
+                    + status, why, null);
+            if (status == 502 || status == 503) {
+                retryOrFinish(attempt, failure);
+            } else {
+                finish(failure);
+            }
+        });
+    }
+
+    private void sendFailed(Attempt attempt, Throwable cause) {
+        if (head.future().isComplete()) {
+            return; // expire or cancel settled the attempt already
+        }
+        if (cause instanceof TimeoutException) {
+            String why = attempt.endpoint.display() + " sent no response head within "
+                    + backend.upstream.firstByteTimeoutMs() + " ms";
+            attempt.failed(why);
+            finish(new TierFailure(Kind.DEADLINE, "tier " + backend.tier.label() + ": upstream sent no answer within "
+                    + backend.upstream.firstByteTimeoutMs() + " ms (firstByteTimeoutMs)", why, cause));
+            return;
+        }
+        String why = "exchange with " + attempt.endpoint.display() + " failed: " + describe(cause);
+        attempt.failed(why);
+        if (cause instanceof ConnectException) {
+            retryOrFinish(attempt, new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label()
+                    + ": upstream unreachable", why, cause));
+            return;
+        }
+        finish(new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label() + ": upstream failed", why, cause));
+    }
+
+    private void retryOrFinish(Attempt attempt, TierFailure failure) {
+        lastFailure = failure;
+        if (tried.size() <= backend.upstream.maxRetries() && remainingMs() > 0 && !head.future().isComplete()) {
+            backend.retried(attempt.endpoint, failure.getMessage());
+            attempt();
+            return;
+        }
+        finish(failure);
+    }
+
+    private void finish(TierFailure failure) {
+        backend.vertx.cancelTimer(wholeTimer);
+        if (!head.future().isComplete()) {
+            backend.reported(failure, endpoint()); // before the client's answer, so the event is never later
+            head.tryFail(failure);
+        }
+    }
+
+    /** The whole-request timer: before the head, a 504; after it, the body is cut off. */
+    private void expire() {
+        expired = true;
+        Attempt a = current;
+        String why = (a == null ? "upstream" : a.endpoint.display()) + " did not finish within "
+                + backend.upstream.timeoutMs() + " ms";
+        if (a != null) {
+            a.failed(why);
+        }
+        if (!head.future().isComplete()) {
+            TierFailure failure = deadline(why);
+            backend.reported(failure, endpoint());
+            head.tryFail(failure);
+        }
+        if (a != null) {
+            a.reset();
+        }
+    }
+
+    private TierFailure deadline(String why) {
+        return new TierFailure(Kind.DEADLINE, "tier " + backend.tier.label() + ": upstream did not answer within "
+                + backend.upstream.timeoutMs() + " ms", why, null);
+    }
+
+    /**
+     * What a failure after the head (reading the body) means for the client: the whole-request
+     * deadline or the idle timeout (504), or an upstream that broke off (502).
+     */
+    TierFailure failure(Throwable cause) {
+        if (cause instanceof TierFailure f) {
+            return f;
+        }
+        String tier = backend.tier.label();
+        UpstreamEndpoint endpoint = endpoint();
+        String where = endpoint == null ? "upstream" : endpoint.display();
+        TierFailure failure;
+        if (expired) {
+            failure = deadline(where + " stalled mid-answer past " + backend.upstream.timeoutMs() + " ms");
+        } else if (cause instanceof TimeoutException) {
+            failure = new TierFailure(Kind.DEADLINE, "tier " + tier + ": upstream went silent mid-answer for "
+                    + backend.upstream.idleTimeoutMs() + " ms (idleTimeoutMs)",
+                    where + " sent nothing for " + backend.upstream.idleTimeoutMs() + " ms mid-answer", cause);
+        } else {
+            failure = new TierFailure(Kind.UPSTREAM, "tier " + tier + ": upstream broke off its answer",
+                    where + " broke off: " + describe(cause), cause);
+        }
+        return cancelled ? failure : backend.reported(failure, endpoint);
+    }
+
+    private long remainingMs() {
+        return TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+    }
+
+    private static String describe(Throwable cause) {
+        return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
+    }
+
+    private static String truncate(String text) {
+        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
+    }
+}
