@@ -117,8 +117,7 @@ public final class RouterRuntime implements AutoCloseable {
     /** As {@link #start(RouterConfig)}, publishing events to {@code events} instead of the event hub. */
     public static RouterRuntime start(RouterConfig config, EventSink events) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        // One event loop per acceptor: the upstream tiers keep a pool per loop (LoopLocalClients) and
-        // share their connection limit between the loops, so no loop sits idle holding a share.
+        // One event loop per acceptor: no loop sits idle beside the acceptors' own.
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)
                 .setEventLoopPoolSize(config.dataPlane().effectiveInstances())).build();
         List<AutoCloseable> started = new ArrayList<>();
