@@ -10,7 +10,8 @@ NX_PID_FILE="$NX_RUN_DIR/router.pid"
 NX_LOG_FILE="$NX_RUN_DIR/router.log"
 # Map names the router pins (io.nexuscore.bpf.KernelDataPath.PINNED_MAPS); verify.sh checks each.
 NX_PINNED_MAPS=(routing_decisions routing_decisions6 verdict_slots verdict_slots6 score_thresholds tier_counters tenant_policy tc_chain
-                latency_ringbuf recalibration_events adaptive_settings adaptive_stats adaptive_timer)
+                token_model latency_ringbuf recalibration_events calibration_events adaptive_settings adaptive_stats
+                adaptive_timer)
 NX_XDP_PROGRAM=nexus_classify
 NX_TC_PROGRAM=nexus_tc_classify
 

@@ -74,6 +74,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } score_thresholds SEC(".maps");
 
+/* The token estimate's calibrated gain (key 0): read per scored head, refit by the adaptive timer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct token_model);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} token_model SEC(".maps");
+
 /* Verdicts per tier (key TIER_*), per CPU so the hot path never contends. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -662,6 +672,13 @@ struct {
 	__uint(max_entries, 16 * 1024 * 1024);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } latency_ringbuf SEC(".maps");
+
+/* One event per token_model.gain change (kernel -> user). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} calibration_events SEC(".maps");
 
 /* One event per nano_max change (kernel -> user): read by RecalibrationEvents. */
 struct {

@@ -186,6 +186,34 @@ struct load_settings {
 };
 _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
 
+/* ---- The prompt token estimate (io.nexuscore.classify.PromptEstimate) ---- */
+
+/*
+ * tokens = (TOKEN_PER_UNIT_Q10 * units + TOKEN_PER_OTHER_Q10 * others) * gain >> 20, where units are
+ * the prompt's characters as the JSON string holds them (an escape is one) and others the units
+ * that are not ASCII letters; gain is token_model.gain in Q10. PromptEstimate's javadoc has the rules.
+ */
+#define TOKEN_PER_UNIT_Q10 97   /* 0.0947 tokens per character */
+#define TOKEN_PER_OTHER_Q10 627 /* + 0.612 tokens per character that is not an ASCII letter */
+#define TOKEN_GAIN_ONE 1024        /* gain 1.0 in Q10 */
+/* Prompt bytes (after the opening quote) scanned for the keywords, as the guests do. */
+#define KEYWORD_SCAN_BYTES 64
+/* Bytes after the prompt string's closing quote that are envelope, not more prompt. */
+#define TRAILER_ALLOWANCE 48
+/* Body bytes taken as envelope when no prompt string is visible in the first segment. */
+#define ENVELOPE_GUESS 64
+
+/*
+ * token_model value (ARRAY, one entry, key 0, BPF_F_MMAPABLE so the data plane reads the gain with
+ * a plain load). Host byte order. Written by the calibration stage of the adaptive timer (BPF_EXIST
+ * update) and by the control plane; version is bumped by every writer.
+ */
+struct token_model {
+	__u32 gain;    /* Q10: TOKEN_GAIN_ONE = the built-in ratio; 0 = never written, read as one */
+	__u32 version;
+};
+_Static_assert(sizeof(struct token_model) == 8, "token_model is 8 bytes");
+
 /* ---- Adaptive recalibration (the latency feedback loop) ---- */
 
 /* Log-linear latency histogram: 8 sub-buckets per power of two of microseconds (<= 12.5% error). */
@@ -204,9 +232,16 @@ struct latency_event {
 	__u8 tier;          /* TIER_* the request was served at */
 	__u8 pad[3];        /* zero */
 	__u32 latency_us;   /* end-to-end latency, microseconds (saturates at 2^32 - 1) */
+	/*
+	 * Calibration sample (0 and 0 when the request has none): the guest's true cl100k count of the
+	 * prompt, and the estimate of the same prompt at unit gain (TOKEN_GAIN_ONE), in 1/16 tokens.
+	 * The timer refits token_model.gain from the period's sums (see recalibrate()).
+	 */
+	__u32 true_tokens;
+	__u32 estimate_q4;
 	__u32 pad2;         /* zero */
 };
-_Static_assert(sizeof(struct latency_event) == 24, "latency_event is 24 bytes");
+_Static_assert(sizeof(struct latency_event) == 32, "latency_event is 32 bytes");
 
 /*
  * adaptive_settings value (ARRAY, one entry, key 0): read by the timer callback on every period,
@@ -229,8 +264,20 @@ struct adaptive_settings {
 	__u32 ceiling;
 	__u32 raise_below_pct;
 	__u32 raise_after;
+	/*
+	 * Self-calibration of the token estimate: with calibrate set, a period with at least
+	 * calibration_min_samples samples that carry a true count moves token_model.gain toward
+	 * TOKEN_GAIN_ONE * 16 * sum(true_tokens) / sum(estimate_q4), by at most gain_step_max, and
+	 * never outside [gain_min, gain_max] (all Q10, like the gain).
+	 */
+	__u32 calibrate;
+	__u32 gain_min;
+	__u32 gain_max;
+	__u32 gain_step_max;
+	__u32 calibration_min_samples;
+	__u32 pad;                       /* zero */
 };
-_Static_assert(sizeof(struct adaptive_settings) == 48, "adaptive_settings is 48 bytes");
+_Static_assert(sizeof(struct adaptive_settings) == 72, "adaptive_settings is 72 bytes");
 
 /* recalibration_events sample (BPF_MAP_TYPE_RINGBUF, kernel -> user). Host byte order. */
 struct recalibration_event {
@@ -241,6 +288,18 @@ struct recalibration_event {
 	__u32 samples;       /* nano samples in the period */
 };
 _Static_assert(sizeof(struct recalibration_event) == 24, "recalibration_event is 24 bytes");
+
+/* calibration_events sample (BPF_MAP_TYPE_RINGBUF, kernel -> user): one per gain change. */
+struct calibration_event {
+	__u64 timestamp_ns;    /* bpf_ktime_get_ns() */
+	__u32 old_gain;        /* Q10 */
+	__u32 new_gain;        /* Q10 */
+	__u32 samples;         /* samples with a true count in the period */
+	__u32 pad;             /* zero */
+	__u64 true_tokens_sum; /* their true counts, summed */
+	__u64 estimate_q4_sum; /* their unit-gain estimates (1/16 tokens), summed */
+};
+_Static_assert(sizeof(struct calibration_event) == 40, "calibration_event is 40 bytes");
 
 /* adaptive_stats value (ARRAY, one entry, key 0): what the loop saw, for GET /adaptive. */
 struct adaptive_stats {
@@ -253,7 +312,9 @@ struct adaptive_stats {
 	struct recalibration_event last; /* the last recalibration */
 	__u32 good_periods;           /* consecutive periods under the raise-back bound */
 	__u32 pad;                    /* zero */
+	__u64 calibrations;           /* token_model.gain changes made */
+	struct calibration_event last_calibration; /* the last one */
 };
-_Static_assert(sizeof(struct adaptive_stats) == 88, "adaptive_stats is 88 bytes");
+_Static_assert(sizeof(struct adaptive_stats) == 136, "adaptive_stats is 136 bytes");
 
 #endif /* NEXUS_SHARED_H */

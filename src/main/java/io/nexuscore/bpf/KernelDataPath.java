@@ -73,7 +73,8 @@ public final class KernelDataPath implements AutoCloseable {
     /** Pinned maps (file names under the pin directory). */
     public static final List<String> PINNED_MAPS =
             List.of("routing_decisions", "routing_decisions6", "verdict_slots", "verdict_slots6", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain",
-                    "latency_ringbuf", "recalibration_events", "adaptive_settings", "adaptive_stats", "adaptive_timer");
+                    "token_model", "latency_ringbuf", "recalibration_events", "calibration_events", "adaptive_settings",
+                    "adaptive_stats", "adaptive_timer");
 
     /** Slots of tc_chain (TC_SLOT_* in nexus_shared.h). */
     static final int TC_SLOT_POLICY = 1;

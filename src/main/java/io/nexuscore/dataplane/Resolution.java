@@ -11,6 +11,8 @@ import io.nexuscore.classify.Tier;
  * @param source     whether the kernel verdict or the Java scorer decided
  * @param thresholds the thresholds in force when it was decided: the tier's own assessment and the
  *                   misroute accounting judge the request against these
+ * @param estimateQ4 the prompt's token estimate at unit gain in 1/16 tokens (PromptEstimate), 0 when
+ *                   none: with the guest's true count it is the adaptive timer's calibration sample
  */
-public record Resolution(Tier tier, int score, RouteSource source, Thresholds thresholds) {
+public record Resolution(Tier tier, int score, RouteSource source, Thresholds thresholds, int estimateQ4) {
 }

@@ -90,7 +90,7 @@ public final class TierResolver {
         Optional<Tier> floor = connection.floor();
         return floor.isEmpty() ? decided
                 : new Resolution(decided.tier().atLeast(floor.get()), decided.score(), decided.source(),
-                        decided.thresholds());
+                        decided.thresholds(), decided.estimateQ4());
     }
 
     private Resolution kernelDecision(KernelVerdict verdict, int javaScore, Thresholds inForce) {
@@ -99,7 +99,7 @@ public final class TierResolver {
         }
         // The kernel tiered the score under the thresholds of the moment its packet arrived; serve it
         // under the ones in force now (a PATCH or the feedback loop may have moved them since).
-        return new Resolution(inForce.tierFor(verdict.score()), verdict.score(), RouteSource.KERNEL, inForce);
+        return new Resolution(inForce.tierFor(verdict.score()), verdict.score(), RouteSource.KERNEL, inForce, 0);
     }
 
     private Resolution decide(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
@@ -116,6 +116,6 @@ public final class TierResolver {
             // is another request's: never apply it.
             metrics.verdictFallback(verdict.isPresent() ? "stale" : "missing");
         }
-        return new Resolution(inForce.tierFor(javaScore), javaScore, RouteSource.USER, inForce);
+        return new Resolution(inForce.tierFor(javaScore), javaScore, RouteSource.USER, inForce, 0);
     }
 }

@@ -36,7 +36,7 @@ class TierResolverTest {
     @Test
     void userSpaceModeScoresInJavaAndCountsNoFallback() {
         Resolution r = resolver(VerdictSource.NONE).resolve(LINE, 100, connection(Optional.empty()));
-        assertEquals(new Resolution(Tier.NANO, 25 + 10, RouteSource.USER, RouterFixture.THRESHOLDS), r);
+        assertEquals(new Resolution(Tier.NANO, 25 + 10, RouteSource.USER, RouterFixture.THRESHOLDS, 0), r);
         assertEquals(0, registry.find("nexus_verdict_fallbacks").counters().size());
     }
 
@@ -44,7 +44,7 @@ class TierResolverTest {
     void verifiedKernelVerdictDecidesAndADifferentJavaScoreCountsADisagreement() {
         KernelVerdict verdict = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash(LINE));
         Resolution r = resolver(c -> Optional.of(verdict)).resolve(LINE, 100, connection(Optional.empty()));
-        assertEquals(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS), r);
+        assertEquals(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS, 0), r);
         assertEquals(1, registry.get("nexus_kernel_user_disagreements").counter().count());
     }
 
@@ -57,7 +57,7 @@ class TierResolverTest {
                 ReadCost.SYSCALL, metrics);
         assertEquals(Tier.SMALL, resolver.resolve(LINE, 100, connection(Optional.empty())).tier());
         thresholds.write(new io.nexuscore.classify.Thresholds(60, 90));
-        assertEquals(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, new io.nexuscore.classify.Thresholds(60, 90)),
+        assertEquals(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, new io.nexuscore.classify.Thresholds(60, 90), 0),
                 resolver.resolve(LINE, 100, connection(Optional.empty())));
     }
 
@@ -77,7 +77,7 @@ class TierResolverTest {
         KernelVerdict otherLine = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash("GET / HTTP/1.1".getBytes()));
         for (KernelVerdict stale : new KernelVerdict[] {otherBody, otherLine}) {
             Resolution r = resolver(c -> Optional.of(stale)).resolve(LINE, 100, connection(Optional.empty()));
-            assertEquals(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS), r);
+            assertEquals(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS, 0), r);
         }
         assertEquals(2, registry.get("nexus_verdict_fallbacks").tag("reason", "stale").counter().count());
     }
@@ -116,9 +116,9 @@ class TierResolverTest {
     void kernelVerdictInItsSlotResolvesWithoutASyscallAndKeepsTheFloor() {
         KernelVerdict verdict = new KernelVerdict(100, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
         TierResolver resolver = resolver(withSlot(Optional.of(verdict), Optional.empty()));
-        assertEquals(Optional.of(new Resolution(Tier.SMALL, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+        assertEquals(Optional.of(new Resolution(Tier.SMALL, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS, 0)),
                 resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
-        assertEquals(Optional.of(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS)),
+        assertEquals(Optional.of(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS, 0)),
                 resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.of(Tier.LARGE))));
         assertEquals(2, registry.get("nexus_kernel_user_disagreements").counter().count(),
                 "the slot path counts disagreements as the map path does");
@@ -160,7 +160,7 @@ class TierResolverTest {
 
     @Test
     void userSpaceModeAlwaysResolvesWithoutASyscall() {
-        assertEquals(Optional.of(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS)),
+        assertEquals(Optional.of(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS, 0)),
                 resolver(VerdictSource.NONE).resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
     }
 
