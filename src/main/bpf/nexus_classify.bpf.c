@@ -651,8 +651,11 @@ int nexus_tc_mark(struct __sk_buff *skb)
 }
 
 /* ======================================================================================
- * Adaptive recalibration: a bpf_timer drains latency_ringbuf every period, computes P95 per
- * tier and lowers score_thresholds.nano_max when nano's P95 is over its target.
+ * Adaptive recalibration: a bpf_timer drains latency_ringbuf every period and runs two stages
+ * on what it drained, each on its own settings, either or both acting in one period:
+ *   - latency: P95 per tier; lowers score_thresholds.nano_max when nano's P95 is over its target
+ *     (and raises it back after good periods);
+ *   - calibration: refits token_model.gain from the samples that carry the guest's true count.
  *
  *   nexus_adapt_arm (SEC("syscall"), run once by the loader with BPF_PROG_TEST_RUN, and again
  *   after every reload or period change): init (EBUSY when already there) + set_callback +
@@ -722,28 +725,19 @@ struct {
 struct latency_histograms {
 	__u32 buckets[TIER_COUNT][LAT_BUCKETS];
 	__u32 samples[TIER_COUNT];
+	/* Calibration sums: samples with a true count and an estimate, and the two summed. */
+	__u32 cal_samples;
+	__u64 cal_true_tokens;
+	__u64 cal_estimate_q4;
 };
 
-/* This period's histograms (scratch; only the timer callback touches it, and it never overlaps itself). */
+/* This period's histograms and calibration sums (scratch; only the timer callback touches it, and it never overlaps itself). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct latency_histograms);
 } latency_histograms SEC(".maps");
-
-/* Highest set bit of a non-zero value. */
-static __always_inline __u32 msb32(__u32 v)
-{
-	__u32 r = 0;
-
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) { r += 1; }
-	return r;
-}
 
 /* Bucket of a latency: exact below 2^LAT_SUB_BITS, then 2^LAT_SUB_BITS sub-buckets per octave. */
 static __always_inline __u32 latency_bucket(__u32 us)
@@ -753,7 +747,7 @@ static __always_inline __u32 latency_bucket(__u32 us)
 
 	if (us < sub)
 		return us;
-	m = msb32(us);
+	m = timing_msb64(us); /* nexus_timing.bpf.h */
 	return ((m - LAT_SUB_BITS + 1) << LAT_SUB_BITS) + ((us >> (m - LAT_SUB_BITS)) & (sub - 1));
 }
 
@@ -783,6 +777,11 @@ static __noinline int count_sample(const struct latency_event *ev, struct latenc
 		b = LAT_BUCKETS - 1;
 	h->buckets[tier][b]++;
 	h->samples[tier]++;
+	if (ev->true_tokens && ev->estimate_q4) {
+		h->cal_samples++;
+		h->cal_true_tokens += ev->true_tokens;
+		h->cal_estimate_q4 += ev->estimate_q4;
+	}
 	return 0;
 }
 
@@ -857,6 +856,130 @@ static __always_inline __u64 period_ns(const struct adaptive_settings *s)
 	return (__u64)ms * NS_PER_MS;
 }
 
+/*
+ * The latency stage: lowers nano_max when nano's P95 is over its target, raises it back after
+ * raise_after good periods, with a compare-and-set on score_thresholds. Returns without a change
+ * when the period gives no decision.
+ */
+static __always_inline void latency_stage(const struct adaptive_settings *s, struct adaptive_stats *st,
+					  const __u32 *p95, const __u32 *samples)
+{
+	__u32 zero = 0;
+	struct score_thresholds *cur, seen, next;
+	__u64 seen_word, next_word;
+	struct recalibration_event *ev;
+	__u32 nano_target = s->target_p95_us[TIER_NANO], step = s->step, floor = s->floor, old_nano_max;
+	long rc;
+
+	if (!s->enabled || !nano_target || !step || samples[TIER_NANO] == 0
+	    || samples[TIER_NANO] < s->min_samples)
+		return; /* no decision, and no evidence either way for the raise-back */
+	cur = bpf_map_lookup_elem(&score_thresholds, &zero);
+	if (!cur)
+		return;
+	/* One 64-bit load: the value this period's compare-and-set expects. */
+	seen_word = *(volatile __u64 *)cur;
+	__builtin_memcpy(&seen, &seen_word, sizeof(seen));
+	if (seen.nano_max >= seen.small_max)
+		return; /* an invalid value written by some tool: never build on it */
+	next = seen;
+	next.writer = THRESHOLDS_WRITER_KERNEL;
+	next.version = seen.version + 1;
+	old_nano_max = next.nano_max;
+	if (p95[TIER_NANO] > nano_target) {
+		st->good_periods = 0;
+		if (old_nano_max <= floor)
+			return;
+		next.nano_max = old_nano_max - floor > step ? old_nano_max - step : floor;
+	} else if (s->ceiling && (__u64)p95[TIER_NANO] * 100 < (__u64)nano_target * s->raise_below_pct) {
+		__u32 cap = s->ceiling < next.small_max ? s->ceiling : next.small_max - 1;
+
+		st->good_periods++;
+		if (st->good_periods < s->raise_after || old_nano_max >= cap)
+			return;
+		st->good_periods = 0;
+		next.nano_max = cap - old_nano_max > step ? old_nano_max + step : cap;
+	} else {
+		st->good_periods = 0; /* between the bounds: hysteresis, hold */
+		return;
+	}
+	/* Compare-and-set: a write by the API or a tool since the load wins, this period does nothing. */
+	__builtin_memcpy(&next_word, &next, sizeof(next_word));
+	rc = __sync_val_compare_and_swap((__u64 *)cur, seen_word, next_word) == seen_word ? 0 : -EAGAIN;
+	st->last_update_rc = rc;
+	if (rc)
+		return;
+	__sync_fetch_and_add(&st->recalibrations, 1);
+	st->last.timestamp_ns = bpf_ktime_get_ns();
+	st->last.old_nano_max = old_nano_max;
+	st->last.new_nano_max = next.nano_max;
+	st->last.p95_us = p95[TIER_NANO];
+	st->last.samples = samples[TIER_NANO];
+	ev = bpf_ringbuf_reserve(&recalibration_events, sizeof(*ev), 0);
+	if (ev) {
+		*ev = st->last;
+		bpf_ringbuf_submit(ev, 0);
+	}
+}
+
+/*
+ * The calibration stage: with at least max(1, calibration_min_samples) samples this period, moves
+ * token_model.gain toward TOKEN_GAIN_ONE * 16 * sum(true) / sum(estimate_q4) (the gain at which the
+ * period's estimates would have summed to the true counts), clamped to [gain_min, gain_max], by at
+ * most gain_step_max. A gain outside the bounds (the bounds were narrowed) walks back in by the
+ * step. The sums are the period's: reset whatever happens.
+ */
+static __always_inline void calibration_stage(const struct adaptive_settings *s, struct adaptive_stats *st,
+					      struct latency_histograms *h)
+{
+	__u32 zero = 0;
+	__u32 n = h->cal_samples;
+	__u64 sum_true = h->cal_true_tokens, sum_est = h->cal_estimate_q4, target;
+	__u32 min = s->calibration_min_samples ? s->calibration_min_samples : 1;
+	__u32 lo = s->gain_min, hi = s->gain_max, step = s->gain_step_max, old, gain;
+	struct token_model *cur, next;
+	struct calibration_event *ev;
+
+	h->cal_samples = 0;
+	h->cal_true_tokens = 0;
+	h->cal_estimate_q4 = 0;
+	if (!s->calibrate || n < min || !sum_est || !lo || hi < lo || !step)
+		return;
+	cur = bpf_map_lookup_elem(&token_model, &zero);
+	if (!cur)
+		return;
+	old = cur->gain ? cur->gain : TOKEN_GAIN_ONE; /* never written: the built-in ratio */
+	/* No overflow: sum_true < ADAPT_MAX_EVENTS * 2^32 < 2^47, times 2^14. */
+	target = (__u64)TOKEN_GAIN_ONE * 16 * sum_true / sum_est;
+	if (target < lo)
+		target = lo;
+	if (target > hi)
+		target = hi;
+	if (target > old)
+		gain = target - old > step ? old + step : (__u32)target;
+	else
+		gain = old - target > step ? old - step : (__u32)target;
+	if (gain == old)
+		return;
+	next.gain = gain;
+	next.version = cur->version + 1;
+	if (bpf_map_update_elem(&token_model, &zero, &next, BPF_EXIST))
+		return;
+	__sync_fetch_and_add(&st->calibrations, 1);
+	st->last_calibration.timestamp_ns = bpf_ktime_get_ns();
+	st->last_calibration.old_gain = old;
+	st->last_calibration.new_gain = gain;
+	st->last_calibration.samples = n;
+	st->last_calibration.pad = 0;
+	st->last_calibration.true_tokens_sum = sum_true;
+	st->last_calibration.estimate_q4_sum = sum_est;
+	ev = bpf_ringbuf_reserve(&calibration_events, sizeof(*ev), 0);
+	if (ev) {
+		*ev = st->last_calibration;
+		bpf_ringbuf_submit(ev, 0);
+	}
+}
+
 static int recalibrate(void *map, __u32 *key, struct adaptive_timer_value *val)
 {
 	__u32 zero = 0;
@@ -866,11 +989,6 @@ static int recalibrate(void *map, __u32 *key, struct adaptive_timer_value *val)
 	struct drain_ctx dc = { .limit = 10000 };
 	__u32 p95[TIER_COUNT] = {};
 	__u32 samples[TIER_COUNT] = {};
-	struct score_thresholds *cur, seen, next;
-	__u64 seen_word, next_word;
-	struct recalibration_event *ev;
-	__u32 nano_target, step, floor, old_nano_max;
-	long rc;
 	int t;
 
 	if (!s || !st || !h)
@@ -888,59 +1006,9 @@ static int recalibrate(void *map, __u32 *key, struct adaptive_timer_value *val)
 			st->last_samples[t] = samples[t];
 		}
 	}
-
-	nano_target = s->target_p95_us[TIER_NANO];
-	step = s->step;
-	floor = s->floor;
-	if (!s->enabled || !nano_target || !step || samples[TIER_NANO] == 0
-	    || samples[TIER_NANO] < s->min_samples)
-		goto rearm; /* no decision, and no evidence either way for the raise-back */
-	cur = bpf_map_lookup_elem(&score_thresholds, &zero);
-	if (!cur)
-		goto rearm;
-	/* One 64-bit load: the value this period's compare-and-set expects. */
-	seen_word = *(volatile __u64 *)cur;
-	__builtin_memcpy(&seen, &seen_word, sizeof(seen));
-	if (seen.nano_max >= seen.small_max)
-		goto rearm; /* an invalid value written by some tool: never build on it */
-	next = seen;
-	next.writer = THRESHOLDS_WRITER_KERNEL;
-	next.version = seen.version + 1;
-	old_nano_max = next.nano_max;
-	if (p95[TIER_NANO] > nano_target) {
-		st->good_periods = 0;
-		if (old_nano_max <= floor)
-			goto rearm;
-		next.nano_max = old_nano_max - floor > step ? old_nano_max - step : floor;
-	} else if (s->ceiling && (__u64)p95[TIER_NANO] * 100 < (__u64)nano_target * s->raise_below_pct) {
-		__u32 cap = s->ceiling < next.small_max ? s->ceiling : next.small_max - 1;
-
-		st->good_periods++;
-		if (st->good_periods < s->raise_after || old_nano_max >= cap)
-			goto rearm;
-		st->good_periods = 0;
-		next.nano_max = cap - old_nano_max > step ? old_nano_max + step : cap;
-	} else {
-		st->good_periods = 0; /* between the bounds: hysteresis, hold */
-		goto rearm;
-	}
-	/* Compare-and-set: a write by the API or a tool since the load wins, this period does nothing. */
-	__builtin_memcpy(&next_word, &next, sizeof(next_word));
-	rc = __sync_val_compare_and_swap((__u64 *)cur, seen_word, next_word) == seen_word ? 0 : -EAGAIN;
-	st->last_update_rc = rc;
-	if (rc)
-		goto rearm;
-	__sync_fetch_and_add(&st->recalibrations, 1);
-	st->last.timestamp_ns = bpf_ktime_get_ns();
-	st->last.old_nano_max = old_nano_max;
-	st->last.new_nano_max = next.nano_max;
-	st->last.p95_us = p95[TIER_NANO];
-	st->last.samples = samples[TIER_NANO];
-	ev = bpf_ringbuf_reserve(&recalibration_events, sizeof(*ev), 0);
-	if (ev) {
-		*ev = st->last;
-		bpf_ringbuf_submit(ev, 0);
-	}
+	/* Both stages run every period, independently: neither one's "no decision" skips the other. */
+	latency_stage(s, st, p95, samples);
+	calibration_stage(s, st, h);
 rearm:
 	bpf_timer_start(&val->timer, period_ns(s), 0);
 	return 0;
