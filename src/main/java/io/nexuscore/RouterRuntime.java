@@ -15,6 +15,7 @@ import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.classify.TokenGain;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.config.ConfigException;
 import io.nexuscore.config.KernelConfig;
@@ -73,10 +74,12 @@ public final class RouterRuntime implements AutoCloseable {
      * @param floors    tenant floors by client address, per request (user space: memory; kernel: the pinned map)
      * @param reads     what reading verdicts and thresholds costs (a syscall in kernel mode)
      * @param latency   where completed-request latencies go (the kernel feedback loop)
+     * @param tokenGain the token estimate's gain: the pinned token_model the kernel's calibration stage
+     *                  refits; user space has no calibration, the built-in ratio ({@link TokenGain#UNIT})
      * @param resources what to release on close (detach programs, close maps)
      */
     public record ModeWiring(ControlPorts control, VerdictSource verdicts, TenantFloors floors, ReadCost reads,
-                             LatencyRecorder latency, AutoCloseable resources) {
+                             LatencyRecorder latency, TokenGain tokenGain, AutoCloseable resources) {
 
         /** "kernel" or "user", for logs and /healthz. */
         public String mode() {
@@ -156,7 +159,7 @@ public final class RouterRuntime implements AutoCloseable {
                 started.add(resolverPool::close);
             }
             DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
-            TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()), thresholds.store(),
+            TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights(), wiring.tokenGain()), thresholds.store(),
                     thresholds.snapshot(), wiring.verdicts(), wiring.reads(), metrics);
             Map<Tier, Tier> fallbacks = new EnumMap<>(Tier.class);
             config.tiers().forEach((tier, tierConfig) -> tierConfig.fallback().ifPresent(f -> fallbacks.put(tier, f)));
@@ -202,7 +205,8 @@ public final class RouterRuntime implements AutoCloseable {
             ControlPorts control = ControlPorts.userSpace(new InMemoryThresholdStore(config.scoring().thresholds()),
                     prefixFloors, reason);
             TenantFloors floors = client -> prefixFloors.floorFor(ByteBuffer.wrap(client.getAddress()).getInt());
-            return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, metrics.tenantSeries(), metrics);
+            return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, metrics.tenantSeries(),
+                    TokenGain.UNIT, metrics);
         }
         KernelDataPath path = kernel.get();
         Optional<AutoCloseable> stats = enableBpfStats();
@@ -220,7 +224,7 @@ public final class RouterRuntime implements AutoCloseable {
                 new PrefixTenantPolicies(floors), path.adaptive(),
                 new KernelDataPathControl(path, new ReloadObjects(config.kernel().reloadDir())));
         return new ModeWiring(control, metrics.timed(path.verdicts()), floors, ReadCost.SYSCALL,
-                path.latencyRing().recorder().andThen(metrics.tenantSeries()), release);
+                path.latencyRing().recorder().andThen(metrics.tenantSeries()), path.tokenModel(), release);
     }
 
     /**

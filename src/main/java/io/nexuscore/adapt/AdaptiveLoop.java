@@ -6,13 +6,12 @@ import io.nexuscore.bpf.BpfProgram;
 import io.nexuscore.bpf.Errno;
 import io.nexuscore.bpf.SharedStructs;
 
-import io.nexuscore.adapt.AdaptiveSettings;
-import io.nexuscore.adapt.AdaptiveStatus;
+import io.nexuscore.classify.TokenGain;
 import java.util.logging.Logger;
 
 /**
- * The kernel's latency feedback loop as the loader sees it: the pinned {@code adaptive_settings}
- * and {@code adaptive_stats} maps, and the SEC("syscall") program {@code nexus_adapt_arm} that
+ * The kernel's latency feedback loop and token-estimate calibration as the loader sees them: the
+ * pinned {@code adaptive_settings} and {@code adaptive_stats} maps, and the SEC("syscall") program {@code nexus_adapt_arm} that
  * (re-)arms the one bpf_timer in {@code adaptive_timer}. Every method is a syscall. Thread-safe.
  */
 public final class AdaptiveLoop implements AdaptiveControl {
@@ -22,11 +21,14 @@ public final class AdaptiveLoop implements AdaptiveControl {
 
     private final BpfMap settingsMap;
     private final BpfMap statsMap;
+    private final TokenGain tokenGain;
     private BpfProgram armProgram;
 
-    public AdaptiveLoop(BpfMap settingsMap, BpfMap statsMap) {
+    /** @param tokenGain the live token_model gain (the calibration stage's output), for {@link #status} */
+    public AdaptiveLoop(BpfMap settingsMap, BpfMap statsMap, TokenGain tokenGain) {
         this.settingsMap = settingsMap;
         this.statsMap = statsMap;
+        this.tokenGain = tokenGain;
     }
 
     /** Writes the defaults when the map is fresh (all zero); a pinned map keeps its settings. */
@@ -72,7 +74,7 @@ public final class AdaptiveLoop implements AdaptiveControl {
 
     @Override
     public synchronized AdaptiveStatus status() {
-        return SharedStructs.decodeAdaptiveStats(settings(), stats());
+        return SharedStructs.decodeAdaptiveStats(settings(), stats(), tokenGain.gainQ10());
     }
 
     /** What the kernel's last bpf_map_update_elem(score_thresholds, ..., BPF_EXIST) returned (0 = success). */

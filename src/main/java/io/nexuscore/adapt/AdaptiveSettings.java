@@ -1,5 +1,7 @@
 package io.nexuscore.adapt;
 
+import io.nexuscore.classify.TokenGain;
+
 /**
  * Settings of the kernel's latency feedback loop (struct adaptive_settings in nexus_shared.h, the
  * pinned {@code adaptive_settings} map). Read by the timer callback every period, so a change
@@ -15,17 +17,30 @@ package io.nexuscore.adapt;
  * @param ceiling         raise-back: nano_max goes back up to this (the operator's value); 0 = only lower
  * @param raiseBelowPct   raise-back: a period counts as good when nano's P95 is under this % of the target
  * @param raiseAfter      raise-back: consecutive good periods before nano_max goes up by {@code step}
+ * @param calibrate       self-calibration of the token estimate: false leaves token_model.gain alone
+ * @param gainMinQ10      the gain never goes below this (Q10, {@link TokenGain#ONE_Q10} = 1.0)
+ * @param gainMaxQ10      nor above this (Q10)
+ * @param gainStepMaxQ10  the most the gain moves in one period (Q10)
+ * @param calibrationMinSamples periods with fewer samples carrying a true count leave the gain alone
  */
 public record AdaptiveSettings(boolean enabled, int periodMs, int nanoTargetP95Us, int step, int floor,
-                               int minSamples, int maxEvents, int ceiling, int raiseBelowPct, int raiseAfter) {
+                               int minSamples, int maxEvents, int ceiling, int raiseBelowPct, int raiseAfter,
+                               boolean calibrate, int gainMinQ10, int gainMaxQ10, int gainStepMaxQ10,
+                               int calibrationMinSamples) {
 
     /** ADAPT_MAX_EVENTS in nexus_shared.h. */
     public static final int MAX_EVENTS = 100_000;
     public static final int MIN_PERIOD_MS = 50;
     public static final int MAX_PERIOD_MS = 3_600_000;
 
+    /** Bounds of the gain bounds (Q10): 1/16 .. 8. */
+    public static final int MIN_GAIN_Q10 = 64;
+    public static final int MAX_GAIN_Q10 = 8192;
+    public static final int MAX_GAIN_STEP_Q10 = 1024;
+
     /** Defaults; the loader sets the ceiling to the configured nano_max ({@link #withCeiling}). */
-    public static final AdaptiveSettings DEFAULT = new AdaptiveSettings(true, 10_000, 50_000, 5, 20, 20, 10_000, 0, 50, 3);
+    public static final AdaptiveSettings DEFAULT = new AdaptiveSettings(true, 10_000, 50_000, 5, 20, 20, 10_000, 0, 50, 3,
+            true, 512, 2048, 64, 50);
 
     public AdaptiveSettings {
         check("period_ms", periodMs, MIN_PERIOD_MS, MAX_PERIOD_MS);
@@ -37,6 +52,14 @@ public record AdaptiveSettings(boolean enabled, int periodMs, int nanoTargetP95U
         check("ceiling", ceiling, 0, 255);
         check("raise_below_pct", raiseBelowPct, 1, 100);
         check("raise_after", raiseAfter, 1, 1000);
+        check("gain_min", gainMinQ10, MIN_GAIN_Q10, MAX_GAIN_Q10);
+        check("gain_max", gainMaxQ10, MIN_GAIN_Q10, MAX_GAIN_Q10);
+        if (gainMaxQ10 < gainMinQ10) {
+            throw new InvalidSetting("gain_max", "gain_max (" + gainMaxQ10 + ") must not be below gain_min ("
+                    + gainMinQ10 + ")");
+        }
+        check("gain_step_max", gainStepMaxQ10, 1, MAX_GAIN_STEP_Q10);
+        check("calibration_min_samples", calibrationMinSamples, 1, MAX_EVENTS);
     }
 
     /** A bad value, naming the field (the control plane turns it into a 422). */
@@ -61,16 +84,27 @@ public record AdaptiveSettings(boolean enabled, int periodMs, int nanoTargetP95U
 
     public AdaptiveSettings withPeriodMs(int periodMs) {
         return new AdaptiveSettings(enabled, periodMs, nanoTargetP95Us, step, floor, minSamples, maxEvents,
-                ceiling, raiseBelowPct, raiseAfter);
+                ceiling, raiseBelowPct, raiseAfter, calibrate, gainMinQ10, gainMaxQ10, gainStepMaxQ10,
+                calibrationMinSamples);
     }
 
     public AdaptiveSettings withEnabled(boolean enabled) {
         return new AdaptiveSettings(enabled, periodMs, nanoTargetP95Us, step, floor, minSamples, maxEvents,
-                ceiling, raiseBelowPct, raiseAfter);
+                ceiling, raiseBelowPct, raiseAfter, calibrate, gainMinQ10, gainMaxQ10, gainStepMaxQ10,
+                calibrationMinSamples);
     }
 
     public AdaptiveSettings withCeiling(int ceiling) {
         return new AdaptiveSettings(enabled, periodMs, nanoTargetP95Us, step, floor, minSamples, maxEvents,
-                ceiling, raiseBelowPct, raiseAfter);
+                ceiling, raiseBelowPct, raiseAfter, calibrate, gainMinQ10, gainMaxQ10, gainStepMaxQ10,
+                calibrationMinSamples);
+    }
+
+    /** The self-calibration's settings replaced, the latency loop's kept. */
+    public AdaptiveSettings withCalibration(boolean calibrate, int gainMinQ10, int gainMaxQ10, int gainStepMaxQ10,
+                                            int calibrationMinSamples) {
+        return new AdaptiveSettings(enabled, periodMs, nanoTargetP95Us, step, floor, minSamples, maxEvents,
+                ceiling, raiseBelowPct, raiseAfter, calibrate, gainMinQ10, gainMaxQ10, gainStepMaxQ10,
+                calibrationMinSamples);
     }
 }

@@ -13,10 +13,14 @@ import java.util.Optional;
  * @param lastSamples     per tier: samples in that period
  * @param last            the last recalibration, if any
  * @param goodPeriods     consecutive periods under the raise-back bound so far
+ * @param tokenGainQ10    the live token_model gain, Q10 (never 0: a map never written reads as one)
+ * @param calibrations    token_model.gain changes made by the calibration stage
+ * @param lastCalibration the last one, if any
  */
 public record AdaptiveStatus(AdaptiveSettings settings, long ticks, long drained, long recalibrations,
                              List<Integer> lastP95Us, List<Integer> lastSamples, Optional<Recalibration> last,
-                             int goodPeriods) {
+                             int goodPeriods, int tokenGainQ10, long calibrations,
+                             Optional<Calibration> lastCalibration) {
     public AdaptiveStatus {
         lastP95Us = List.copyOf(lastP95Us);
         lastSamples = List.copyOf(lastSamples);

@@ -24,9 +24,13 @@ public final class LatencyRing implements AutoCloseable {
 
     private static final String MAP = "latency_ringbuf";
     private static final int EVENT_SIZE = SharedStructs.LATENCY_EVENT.size();
+    private static final int OFF_TIMESTAMP = SharedStructs.LATENCY_EVENT.offset("timestamp_ns");
     private static final int OFF_TENANT = SharedStructs.LATENCY_EVENT.offset("tenant_id");
     private static final int OFF_TIER = SharedStructs.LATENCY_EVENT.offset("tier");
     private static final int OFF_LATENCY = SharedStructs.LATENCY_EVENT.offset("latency_us");
+    private static final int OFF_TRUE_TOKENS = SharedStructs.LATENCY_EVENT.offset("true_tokens");
+    private static final int OFF_ESTIMATE = SharedStructs.LATENCY_EVENT.offset("estimate_q4");
+    private static final int OFF_PAD2 = SharedStructs.LATENCY_EVENT.offset("pad2");
 
     private final int fd;
     private Pointer ring;
@@ -51,41 +55,52 @@ public final class LatencyRing implements AutoCloseable {
         }
     }
 
+    /** Queues one latency sample without a calibration sample (see {@link #write(Tier, long, int, int, int)}). */
+    public boolean write(Tier tier, long latencyNanos, int tenantId) {
+        return write(tier, latencyNanos, tenantId, 0, 0);
+    }
+
     /**
      * Queues one sample for the kernel; false (and counted as dropped) when the ring is full or closed.
      *
-     * @param tenantId see {@link #tenantId}; 0 when unknown
+     * @param tenantId   see {@link #tenantId}; 0 when unknown
+     * @param trueTokens the guest's true prompt token count, 0 when the request carries no calibration sample
+     * @param estimateQ4 the unit-gain estimate of the same prompt in 1/16 tokens (0 with trueTokens 0)
      */
-    public boolean write(Tier tier, long latencyNanos, int tenantId) {
+    public boolean write(Tier tier, long latencyNanos, int tenantId, int trueTokens, int estimateQ4) {
         long micros = Math.min(Math.max(latencyNanos / 1000, 0), 0xffff_ffffL);
+        boolean sample = trueTokens > 0 && estimateQ4 > 0;
         synchronized (this) {
             if (ring == null) {
                 dropped.increment();
                 return false;
             }
-            Pointer sample = LibBpf.get().user_ring_buffer__reserve(ring, EVENT_SIZE);
-            if (sample == null || sample.address() == 0) {
+            Pointer event = LibBpf.get().user_ring_buffer__reserve(ring, EVENT_SIZE);
+            if (event == null || event.address() == 0) {
                 dropped.increment(); // ENOSPC: the kernel has not drained yet; never wait for it
                 return false;
             }
             // System.nanoTime() is CLOCK_MONOTONIC on Linux, the clock of bpf_ktime_get_ns().
-            sample.putLong(0, System.nanoTime());
-            sample.putInt(OFF_TENANT, tenantId);
-            sample.putInt(OFF_TIER, tier.wire()); // tier byte and the three pad bytes (zero)
-            sample.putInt(OFF_LATENCY, (int) micros);
-            sample.putInt(OFF_LATENCY + 4, 0);
-            LibBpf.get().user_ring_buffer__submit(ring, sample);
+            event.putLong(OFF_TIMESTAMP, System.nanoTime());
+            event.putInt(OFF_TENANT, tenantId);
+            event.putInt(OFF_TIER, tier.wire()); // tier byte and the three pad bytes (zero)
+            event.putInt(OFF_LATENCY, (int) micros);
+            event.putInt(OFF_TRUE_TOKENS, sample ? trueTokens : 0);
+            event.putInt(OFF_ESTIMATE, sample ? estimateQ4 : 0);
+            event.putInt(OFF_PAD2, 0);
+            LibBpf.get().user_ring_buffer__submit(ring, event);
         }
         written.increment();
         return true;
     }
 
-    /** Events handed to the kernel. */
     /** The data plane's latency hook: one sample per completed request, tenant_id = {@link #tenantId} of its tenant. */
     public LatencyRecorder recorder() {
-        return (tier, misroute, tenant, latencyNanos) -> write(tier, latencyNanos, tenantId(tenant));
+        return (tier, misroute, tenant, latencyNanos, trueTokens, estimateQ4) ->
+                write(tier, latencyNanos, tenantId(tenant), trueTokens, estimateQ4);
     }
 
+    /** Events handed to the kernel. */
     public long written() {
         return written.sum();
     }

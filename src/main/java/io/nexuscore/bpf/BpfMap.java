@@ -42,10 +42,10 @@ public final class BpfMap implements AutoCloseable {
     }
 
     /** What the kernel says about the map (struct bpf_map_info, uapi/linux/bpf.h). */
-    record Info(int type, int id, int keySize, int valueSize, int maxEntries, int flags, String name) {
+    public record Info(int type, int id, int keySize, int valueSize, int maxEntries, int flags, String name) {
     }
 
-    Info info() {
+    public Info info() {
         Pointer info = Memory.allocateDirect(LibBpf.runtime(), MAP_INFO_SIZE, true);
         jnr.ffi.byref.IntByReference length = new jnr.ffi.byref.IntByReference(MAP_INFO_SIZE);
         Native.check(LibBpf.get().bpf_obj_get_info_by_fd(fd, info, length), "bpf_obj_get_info_by_fd", name);

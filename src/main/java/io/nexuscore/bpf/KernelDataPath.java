@@ -1,7 +1,9 @@
 package io.nexuscore.bpf;
 
 import io.nexuscore.adapt.AdaptiveLoop;
+import io.nexuscore.adapt.CalibrationEvents;
 import io.nexuscore.adapt.LatencyRing;
+import io.nexuscore.adapt.PinnedTokenModel;
 import io.nexuscore.adapt.RecalibrationEvents;
 import io.nexuscore.tenants.TenantPolicyMap;
 
@@ -103,6 +105,8 @@ public final class KernelDataPath implements AutoCloseable {
     private final BpfMap tcChainMap;
     private final BpfMap adaptiveSettingsMap;
     private final BpfMap adaptiveStatsMap;
+    private final BpfMap tokenModelMap;
+    private final PinnedTokenModel tokenModel;
     private final AdaptiveLoop adaptive;
     private final LatencyRing latencyRing;
     private final RoutingDecisionsMap routingDecisions;
@@ -157,7 +161,9 @@ public final class KernelDataPath implements AutoCloseable {
         this.tcChainMap = BpfMap.openPinned(pinDir, "tc_chain", 4, 4);
         this.adaptiveSettingsMap = BpfMap.openPinned(pinDir, "adaptive_settings", 4, SharedStructs.ADAPTIVE_SETTINGS.size());
         this.adaptiveStatsMap = BpfMap.openPinned(pinDir, "adaptive_stats", 4, SharedStructs.ADAPTIVE_STATS.size());
-        this.adaptive = new AdaptiveLoop(adaptiveSettingsMap, adaptiveStatsMap);
+        this.tokenModelMap = BpfMap.openPinned(pinDir, "token_model", 4, SharedStructs.TOKEN_MODEL.size());
+        this.tokenModel = PinnedTokenModel.map(tokenModelMap);
+        this.adaptive = new AdaptiveLoop(adaptiveSettingsMap, adaptiveStatsMap, tokenModel);
         this.latencyRing = LatencyRing.openPinned(pinDir);
         this.routingDecisions = new RoutingDecisionsMap(routingDecisionsMap, routingDecisions6Map);
         this.verdicts = new KernelVerdicts(verdictSlots, verdictSlots6, routingDecisions);
@@ -265,6 +271,8 @@ public final class KernelDataPath implements AutoCloseable {
                 path.thresholdsFromConfig = true;
             }
             path.installChain(path.programs);
+            // Like the thresholds: a pinned gain (calibrated by an earlier run) is kept.
+            path.tokenModel.initialise();
             // A pinned loop keeps its settings (and its timer: arming swaps in this load's callback).
             path.adaptive.initialise(AdaptiveSettings.DEFAULT.withCeiling(scoring.thresholds().nanoMax()));
             path.adaptive.arm(object.program(ADAPT_ARM_PROGRAM));
@@ -331,6 +339,19 @@ public final class KernelDataPath implements AutoCloseable {
     /** Starts a consumer of recalibration_events (one per process); close it before this. */
     public RecalibrationEvents recalibrationEvents(java.util.function.Consumer<io.nexuscore.adapt.Recalibration> listener) {
         return RecalibrationEvents.start(pinDir, listener);
+    }
+
+    /** Starts a consumer of calibration_events (one per process); close it before this. */
+    public CalibrationEvents calibrationEvents(java.util.function.Consumer<io.nexuscore.adapt.Calibration> listener) {
+        return CalibrationEvents.start(pinDir, listener);
+    }
+
+    /**
+     * The live gain of the prompt token estimate (the mmap'ed token_model, refitted by the kernel's
+     * calibration stage): the Java scorer's {@link io.nexuscore.classify.TokenGain}, a plain load per read.
+     */
+    public PinnedTokenModel tokenModel() {
+        return tokenModel;
     }
 
     /** The loaded programs (XDP first, then the TC chain in order). */
@@ -441,10 +462,11 @@ public final class KernelDataPath implements AutoCloseable {
         run(failures, latencyRing::close);
         run(failures, verdictSlots::close);
         run(failures, thresholds::close);
+        run(failures, tokenModel::close);
         run(failures, verdictSlots6::close);
         run(failures, object::close);
         for (BpfMap map : List.of(routingDecisionsMap, routingDecisions6Map, verdictSlotsMap, verdictSlots6Map, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap,
-                adaptiveSettingsMap, adaptiveStatsMap)) {
+                tokenModelMap, adaptiveSettingsMap, adaptiveStatsMap)) {
             run(failures, map::close);
         }
         if (!failures.isEmpty()) {

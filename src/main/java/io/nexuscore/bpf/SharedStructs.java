@@ -2,18 +2,21 @@ package io.nexuscore.bpf;
 
 import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.adapt.AdaptiveStatus;
+import io.nexuscore.adapt.Calibration;
 import io.nexuscore.adapt.Recalibration;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.KernelVerdict;
 import io.nexuscore.classify.ScoreWeights;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.classify.TokenGain;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -41,20 +44,29 @@ public final class SharedStructs {
     public static final StructLayout LOAD_SETTINGS = StructLayout.of("load_settings", 32,
             "weight_sum", 0, "weight_ref", 4, "weight_gen", 8, "weight_ana", 12, "ports", 16);
 
-    public static final StructLayout LATENCY_EVENT = StructLayout.of("latency_event", 24,
-            "timestamp_ns", 0, "tenant_id", 8, "tier", 12, "pad", 13, "latency_us", 16, "pad2", 20);
-    public static final StructLayout ADAPTIVE_SETTINGS = StructLayout.of("adaptive_settings", 48,
+    public static final StructLayout TOKEN_MODEL = StructLayout.of("token_model", 8,
+            "gain", 0, "version", 4);
+
+    public static final StructLayout LATENCY_EVENT = StructLayout.of("latency_event", 32,
+            "timestamp_ns", 0, "tenant_id", 8, "tier", 12, "pad", 13, "latency_us", 16, "true_tokens", 20,
+            "estimate_q4", 24, "pad2", 28);
+    public static final StructLayout ADAPTIVE_SETTINGS = StructLayout.of("adaptive_settings", 72,
             "enabled", 0, "period_ms", 4, "target_p95_us", 8, "step", 20, "floor", 24, "min_samples", 28,
-            "max_events", 32, "ceiling", 36, "raise_below_pct", 40, "raise_after", 44);
+            "max_events", 32, "ceiling", 36, "raise_below_pct", 40, "raise_after", 44, "calibrate", 48,
+            "gain_min", 52, "gain_max", 56, "gain_step_max", 60, "calibration_min_samples", 64, "pad", 68);
     public static final StructLayout RECALIBRATION_EVENT = StructLayout.of("recalibration_event", 24,
             "timestamp_ns", 0, "old_nano_max", 8, "new_nano_max", 12, "p95_us", 16, "samples", 20);
-    public static final StructLayout ADAPTIVE_STATS = StructLayout.of("adaptive_stats", 88,
+    public static final StructLayout CALIBRATION_EVENT = StructLayout.of("calibration_event", 40,
+            "timestamp_ns", 0, "old_gain", 8, "new_gain", 12, "samples", 16, "pad", 20, "true_tokens_sum", 24,
+            "estimate_q4_sum", 32);
+    public static final StructLayout ADAPTIVE_STATS = StructLayout.of("adaptive_stats", 136,
             "ticks", 0, "drained", 8, "recalibrations", 16, "last_update_rc", 24, "last_p95_us", 32,
-            "last_samples", 44, "last", 56, "good_periods", 80, "pad", 84);
+            "last_samples", 44, "last", 56, "good_periods", 80, "pad", 84, "calibrations", 88,
+            "last_calibration", 96);
 
     public static final List<StructLayout> ALL = List.of(FLOW_KEY, FLOW_KEY6, ROUTING_DECISION,
-            VERDICT_SLOT, VERDICT_SLOT6, SCORE_THRESHOLDS, TENANT_KEY,
-            TENANT_FLOOR, LOAD_SETTINGS, LATENCY_EVENT, ADAPTIVE_SETTINGS, RECALIBRATION_EVENT, ADAPTIVE_STATS);
+            VERDICT_SLOT, VERDICT_SLOT6, SCORE_THRESHOLDS, TENANT_KEY, TENANT_FLOOR, LOAD_SETTINGS, TOKEN_MODEL,
+            LATENCY_EVENT, ADAPTIVE_SETTINGS, RECALIBRATION_EVENT, CALIBRATION_EVENT, ADAPTIVE_STATS);
 
     /** VERDICT_SLOTS, VERDICT_SLOTS6 and SLOT_HASH_MULT in nexus_shared.h (checked against the maps at open). */
     public static final int VERDICT_SLOTS = 65536;
@@ -160,42 +172,74 @@ public final class SharedStructs {
     }
 
     public static byte[] adaptiveSettings(AdaptiveSettings a) {
-        ByteBuffer b = ByteBuffer.allocate(ADAPTIVE_SETTINGS.size()).order(ByteOrder.LITTLE_ENDIAN)
-                .putInt(a.enabled() ? 1 : 0).putInt(a.periodMs())
-                .putInt(a.nanoTargetP95Us()).putInt(0).putInt(0) // small and large: no target
-                .putInt(a.step()).putInt(a.floor()).putInt(a.minSamples()).putInt(a.maxEvents())
-                .putInt(a.ceiling()).putInt(a.raiseBelowPct()).putInt(a.raiseAfter());
+        StructLayout l = ADAPTIVE_SETTINGS;
+        ByteBuffer b = ByteBuffer.allocate(l.size()).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(l.offset("enabled"), a.enabled() ? 1 : 0)
+                .putInt(l.offset("period_ms"), a.periodMs())
+                .putInt(l.offset("target_p95_us") + 4 * Tier.NANO.wire(), a.nanoTargetP95Us()) // small, large: none (0)
+                .putInt(l.offset("step"), a.step())
+                .putInt(l.offset("floor"), a.floor())
+                .putInt(l.offset("min_samples"), a.minSamples())
+                .putInt(l.offset("max_events"), a.maxEvents())
+                .putInt(l.offset("ceiling"), a.ceiling())
+                .putInt(l.offset("raise_below_pct"), a.raiseBelowPct())
+                .putInt(l.offset("raise_after"), a.raiseAfter())
+                .putInt(l.offset("calibrate"), a.calibrate() ? 1 : 0)
+                .putInt(l.offset("gain_min"), a.gainMinQ10())
+                .putInt(l.offset("gain_max"), a.gainMaxQ10())
+                .putInt(l.offset("gain_step_max"), a.gainStepMaxQ10())
+                .putInt(l.offset("calibration_min_samples"), a.calibrationMinSamples());
         return b.array();
     }
 
     public static AdaptiveSettings decodeAdaptiveSettings(byte[] value) {
+        StructLayout l = ADAPTIVE_SETTINGS;
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
-        return new AdaptiveSettings(b.getInt(0) != 0, b.getInt(4), b.getInt(8), b.getInt(20), b.getInt(24),
-                b.getInt(28), b.getInt(32), b.getInt(36), b.getInt(40), b.getInt(44));
+        return new AdaptiveSettings(b.getInt(l.offset("enabled")) != 0, b.getInt(l.offset("period_ms")),
+                b.getInt(l.offset("target_p95_us") + 4 * Tier.NANO.wire()), b.getInt(l.offset("step")),
+                b.getInt(l.offset("floor")), b.getInt(l.offset("min_samples")), b.getInt(l.offset("max_events")),
+                b.getInt(l.offset("ceiling")), b.getInt(l.offset("raise_below_pct")), b.getInt(l.offset("raise_after")),
+                b.getInt(l.offset("calibrate")) != 0, b.getInt(l.offset("gain_min")), b.getInt(l.offset("gain_max")),
+                b.getInt(l.offset("gain_step_max")), b.getInt(l.offset("calibration_min_samples")));
     }
 
     public static Recalibration decodeRecalibration(ByteBuffer b, int at) {
-        return new Recalibration(b.getLong(at), b.getInt(at + 8), b.getInt(at + 12), b.getInt(at + 16), b.getInt(at + 20));
+        StructLayout l = RECALIBRATION_EVENT;
+        return new Recalibration(b.getLong(at + l.offset("timestamp_ns")), b.getInt(at + l.offset("old_nano_max")),
+                b.getInt(at + l.offset("new_nano_max")), b.getInt(at + l.offset("p95_us")),
+                b.getInt(at + l.offset("samples")));
     }
 
-    public static AdaptiveStatus decodeAdaptiveStats(AdaptiveSettings settings, byte[] value) {
+    public static Calibration decodeCalibration(ByteBuffer b, int at) {
+        StructLayout l = CALIBRATION_EVENT;
+        return new Calibration(b.getLong(at + l.offset("timestamp_ns")), b.getInt(at + l.offset("old_gain")),
+                b.getInt(at + l.offset("new_gain")), b.getInt(at + l.offset("samples")),
+                b.getLong(at + l.offset("true_tokens_sum")), b.getLong(at + l.offset("estimate_q4_sum")));
+    }
+
+    /** @param tokenGainQ10 the live token_model gain (0, never written, reads as one) */
+    public static AdaptiveStatus decodeAdaptiveStats(AdaptiveSettings settings, byte[] value, int tokenGainQ10) {
+        StructLayout l = ADAPTIVE_STATS;
         ByteBuffer b = ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN);
         List<Integer> p95 = new java.util.ArrayList<>();
         List<Integer> samples = new java.util.ArrayList<>();
-        for (int t = 0; t < 3; t++) {
-            p95.add(b.getInt(32 + 4 * t));
-            samples.add(b.getInt(44 + 4 * t));
+        for (Tier tier : Tier.values()) {
+            p95.add(b.getInt(l.offset("last_p95_us") + 4 * tier.wire()));
+            samples.add(b.getInt(l.offset("last_samples") + 4 * tier.wire()));
         }
-        Recalibration last = decodeRecalibration(b, ADAPTIVE_STATS.offset("last"));
-        long recalibrations = b.getLong(16);
-        return new AdaptiveStatus(settings, b.getLong(0), b.getLong(8), recalibrations, p95, samples,
-                recalibrations == 0 ? java.util.Optional.empty() : java.util.Optional.of(last),
-                b.getInt(ADAPTIVE_STATS.offset("good_periods")));
+        long recalibrations = b.getLong(l.offset("recalibrations"));
+        long calibrations = b.getLong(l.offset("calibrations"));
+        return new AdaptiveStatus(settings, b.getLong(l.offset("ticks")), b.getLong(l.offset("drained")), recalibrations,
+                p95, samples,
+                recalibrations == 0 ? Optional.empty() : Optional.of(decodeRecalibration(b, l.offset("last"))),
+                b.getInt(l.offset("good_periods")),
+                tokenGainQ10 == 0 ? TokenGain.ONE_Q10 : tokenGainQ10, calibrations,
+                calibrations == 0 ? Optional.empty() : Optional.of(decodeCalibration(b, l.offset("last_calibration"))));
     }
 
     /** The result of the kernel's last compare-and-set of score_thresholds: 0 = success, -EAGAIN = another writer won. */
     public static long lastUpdateResult(byte[] adaptiveStats) {
-        return ByteBuffer.wrap(adaptiveStats).order(ByteOrder.LITTLE_ENDIAN).getLong(24);
+        return ByteBuffer.wrap(adaptiveStats).order(ByteOrder.LITTLE_ENDIAN).getLong(ADAPTIVE_STATS.offset("last_update_rc"));
     }
 
     public static InetAddress inet(byte[] address) {

@@ -27,13 +27,24 @@ public final class Scorer {
     private static final int FNV_PRIME = 0x01000193;
 
     private final ScoreWeights weights;
+    private final TokenGain tokenGain;
 
     public Scorer(ScoreWeights weights) {
+        this(weights, TokenGain.UNIT);
+    }
+
+    /** @param tokenGain the token estimate's gain in force (kernel mode: the pinned token_model) */
+    public Scorer(ScoreWeights weights, TokenGain tokenGain) {
         this.weights = weights;
+        this.tokenGain = tokenGain;
     }
 
     public ScoreWeights weights() {
         return weights;
+    }
+
+    public TokenGain tokenGain() {
+        return tokenGain;
     }
 
     /** Score of a request given its raw request line (e.g. {@code POST /v1/tasks/summarize HTTP/1.1}). */

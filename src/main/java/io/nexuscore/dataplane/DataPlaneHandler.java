@@ -33,10 +33,12 @@ import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
+import java.util.EnumSet;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -76,6 +78,8 @@ public final class DataPlaneHandler {
     private final HeadTimeouts headTimeouts;
     private final TierResolver resolver;
     private final Map<Tier, TierBackend> backends;
+    /** Tiers a Wasm guest answers: only their prompt-token count is cl100k, a calibration sample. */
+    private final Set<Tier> guestTiers = EnumSet.noneOf(Tier.class);
     private final Buffer models;
     private final DataPlaneMetrics metrics;
     private final EventSink events;
@@ -125,6 +129,9 @@ public final class DataPlaneHandler {
         this.backends = new EnumMap<>(backends);
         for (Tier tier : Tier.values()) {
             Objects.requireNonNull(this.backends.get(tier), () -> "no backend for tier " + tier.label());
+            if (this.backends.get(tier).poolState().isPresent()) {
+                guestTiers.add(tier);
+            }
         }
         this.models = OpenAiResponses.models(models.entrySet().stream()
                 .map(e -> new JsonObject().put("id", e.getValue()).put("object", "model").put("created", 0)
@@ -463,7 +470,9 @@ public final class DataPlaneHandler {
                 && served.fallbackFrom == null) {
             // Instant refusals (queue full, bad upstream) would drag the tier's P95 down and hide
             // its overload from the feedback loop; a deadline is a true, slow latency.
-            latencyRecorder.record(resolution.tier(), misroute, served.tenant, latencyNanos);
+            boolean sample = reply != null && guestTiers.contains(resolution.tier());
+            latencyRecorder.record(resolution.tier(), misroute, served.tenant, latencyNanos,
+                    sample ? reply.promptTokens() : 0, sample ? resolution.estimateQ4() : 0);
         }
         if (events == EventSink.DISCARD) {
             return;

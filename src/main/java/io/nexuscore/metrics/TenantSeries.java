@@ -50,7 +50,7 @@ public final class TenantSeries implements LatencyRecorder, AutoCloseable {
     }
 
     @Override
-    public void record(Tier assigned, Misroute misroute, String tenant, long latencyNanos) {
+    public void record(Tier assigned, Misroute misroute, String tenant, long latencyNanos, int trueTokens, int estimateQ4) {
         Series s = seriesOf(tenant);
         s.latency().record(latencyNanos, TimeUnit.NANOSECONDS);
         if (misroute != null && misroute.banded()) {

@@ -141,7 +141,7 @@ class TierFailureTest {
                 VerdictSource.NONE, ReadCost.MEMORY, metrics);
         List<Tier> recorded = new java.util.concurrent.CopyOnWriteArrayList<>();
         DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                EventSink.DISCARD, (tier, misroute, tenant, nanos) -> recorded.add(tier), null);
+                EventSink.DISCARD, (tier, misroute, tenant, nanos, trueTokens, estimateQ4) -> recorded.add(tier), null);
         AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), handler);
         HttpClient client = vertx.createHttpClient();
         vertx.deployVerticle(acceptor)

@@ -119,7 +119,7 @@ class WasmTierResilienceTest {
                 VerdictSource.NONE, ReadCost.MEMORY, metrics);
         List<Tier> recorded = new CopyOnWriteArrayList<>();
         AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(config.dataPlane(),
-                resolver, backends, models, metrics, EventSink.DISCARD, (tier, misroute, tenant, nanos) -> recorded.add(tier), null));
+                resolver, backends, models, metrics, EventSink.DISCARD, (tier, misroute, tenant, nanos, trueTokens, estimateQ4) -> recorded.add(tier), null));
         vertx.deployVerticle(acceptor).await();
         HttpClient client = vertx.createHttpClient();
         assertEquals(200, RouterFixture.post(client, acceptor.actualPort(), "/v1/tasks/echo", busy(5)).await().status());
