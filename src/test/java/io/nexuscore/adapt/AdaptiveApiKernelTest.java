@@ -203,8 +203,76 @@ class AdaptiveApiKernelTest {
     }
 
     @Test
+    void calibrationSettingsAreReadPatchedAndValidatedAndTheGainIsReadOnly() throws Exception {
+        JsonObject initial = client.get(port, "127.0.0.1", "/adaptive").send().await(10, TimeUnit.SECONDS).bodyAsJsonObject();
+        assertEquals(true, initial.getBoolean("calibrate"));
+        assertEquals(512, initial.getInteger("gain_min"));
+        assertEquals(2048, initial.getInteger("gain_max"));
+        assertEquals(64, initial.getInteger("gain_step_max"));
+        assertEquals(50, initial.getInteger("calibration_min_samples"));
+        JsonObject status = initial.getJsonObject("status");
+        assertEquals(1.0, status.getDouble("token_gain"));
+        assertEquals(0, status.getInteger("calibrations"));
+        assertTrue(status.containsKey("last_calibration") && status.getValue("last_calibration") == null, status.encode());
+
+        // gain_min above the gain_max in force names the field the patch moved; both moved: gain_max.
+        HttpResponse<Buffer> crossed = patch(new JsonObject().put("gain_min", 3000));
+        assertEquals(422, crossed.statusCode(), crossed.bodyAsString());
+        assertEquals("gain_min", crossed.bodyAsJsonObject().getString("field"));
+        HttpResponse<Buffer> both = patch(new JsonObject().put("gain_min", 3000).put("gain_max", 2500));
+        assertEquals(422, both.statusCode(), both.bodyAsString());
+        assertEquals("gain_max", both.bodyAsJsonObject().getString("field"));
+        HttpResponse<Buffer> readOnly = patch(new JsonObject().put("token_gain", 2.0));
+        assertEquals(400, readOnly.statusCode(), readOnly.bodyAsString());
+        assertEquals("token_gain", readOnly.bodyAsJsonObject().getString("field"));
+        assertEquals(512, kernel.adaptive().settings().gainMinQ10(), "a rejected patch changes nothing");
+
+        HttpResponse<Buffer> patched = patch(new JsonObject().put("calibrate", false).put("gain_min", 256)
+                .put("gain_max", 4096).put("gain_step_max", 128).put("calibration_min_samples", 10));
+        assertEquals(200, patched.statusCode(), patched.bodyAsString());
+        AdaptiveSettings s = kernel.adaptive().settings();
+        assertEquals(false, s.calibrate(), "written to the pinned settings map");
+        assertEquals(256, s.gainMinQ10());
+        assertEquals(4096, s.gainMaxQ10());
+        assertEquals(128, s.gainStepMaxQ10());
+        assertEquals(10, s.calibrationMinSamples());
+        assertEquals(50, s.nanoTargetP95Us() / 1000, "the latency loop's settings are untouched");
+        assertEquals(false, patched.bodyAsJsonObject().getBoolean("calibrate"));
+    }
+
+    @Test
+    void aCalibrationShowsInGetAdaptiveAndAsAnEvent() throws Exception {
+        assertEquals(200, patch(new JsonObject().put("period_ms", 200).put("calibration_min_samples", 10)).statusCode());
+        EventHub.Subscription events = hub.subscribe(Set.of("calibration"), OptionalLong.empty(), () -> { });
+        LatencyRecorder recorder = kernel.latencyRing().recorder();
+        for (int i = 0; i < 20; i++) {
+            recorder.record(Tier.SMALL, null, "tenant-a", 5_000_000L, 150, 100 * 16); // the guests count 1.5x the estimate
+        }
+        List<EventHub.Event> seen = new ArrayList<>();
+        await("a calibration event", () -> {
+            for (EventHub.Item item = events.poll(); item != null; item = events.poll()) {
+                if (item instanceof EventHub.Event e) {
+                    seen.add(e);
+                }
+            }
+            return !seen.isEmpty();
+        });
+        JsonObject event = new JsonObject(seen.get(0).json());
+        assertEquals(1.0, event.getDouble("old_gain"));
+        assertEquals(1.0625, event.getDouble("new_gain"));
+        assertEquals(20, event.getInteger("samples"));
+        JsonObject status = client.get(port, "127.0.0.1", "/adaptive").send().await(10, TimeUnit.SECONDS)
+                .bodyAsJsonObject().getJsonObject("status");
+        assertEquals(1.0625, status.getDouble("token_gain"));
+        assertEquals(1, status.getInteger("calibrations"));
+        assertEquals(1.0625, status.getJsonObject("last_calibration").getDouble("new_gain"));
+        assertEquals(3000, status.getJsonObject("last_calibration").getInteger("true_tokens"));
+    }
+
+    @Test
     void nonFiniteFractionalAndHugeSettingsAre400NamingTheField() throws Exception {
         for (String body : List.of("{\"step\": 1e400}", "{\"step\": 1.5}", "{\"period_ms\": 1e30}",
+                "{\"gain_step_max\": 64.5}", "{\"gain_max\": 1e400}",
                 "{\"floor\": -1e400}", "{\"raise_after\": 123456789012345678901234567890}")) {
             HttpResponse<Buffer> r = client.patch(port, "127.0.0.1", "/adaptive")
                     .putHeader("Content-Type", "application/merge-patch+json")

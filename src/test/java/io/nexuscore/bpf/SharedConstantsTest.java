@@ -56,6 +56,7 @@ class SharedConstantsTest {
         java.put("VERDICT_SLOTS6", (long) SharedStructs.VERDICT_SLOTS6);
         java.put("SLOT_HASH_MULT", Integer.toUnsignedLong(SharedStructs.SLOT_HASH_MULT));
         java.put("ADAPT_MAX_EVENTS", (long) AdaptiveSettings.MAX_EVENTS);
+        java.put("TOKEN_GAIN_ONE", (long) io.nexuscore.classify.TokenGain.ONE_Q10);
         java.put("THRESHOLDS_WRITER_OTHER", (long) io.nexuscore.classify.ThresholdState.WRITER_OTHER);
         java.put("THRESHOLDS_WRITER_API", (long) io.nexuscore.classify.ThresholdState.WRITER_API);
         java.put("THRESHOLDS_WRITER_KERNEL", (long) io.nexuscore.classify.ThresholdState.WRITER_KERNEL);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** GET/PATCH /adaptive in user space: 409 not-in-kernel-mode, after the body is validated. */
+/** GET/PATCH /adaptive in user space: 409 not-in-kernel-mode, after the body is validated (calibration fields too). */
 @ExtendWith(VertxExtension.class)
 class AdaptiveApiTest {
 
@@ -63,6 +63,48 @@ class AdaptiveApiTest {
                     ctx.verify(() -> {
                         assertEquals(400, fraction.statusCode());
                         assertEquals("step", fraction.bodyAsJsonObject().getString("field"));
+                    });
+                    return patch("{\"gain_min\": 10}");
+                })
+                .compose(lowGain -> {
+                    ctx.verify(() -> {
+                        assertEquals(422, lowGain.statusCode());
+                        assertEquals("gain_min", lowGain.bodyAsJsonObject().getString("field"));
+                    });
+                    return patch("{\"gain_max\": 9000}");
+                })
+                .compose(highGain -> {
+                    ctx.verify(() -> {
+                        assertEquals(422, highGain.statusCode());
+                        assertEquals("gain_max", highGain.bodyAsJsonObject().getString("field"));
+                    });
+                    return patch("{\"gain_step_max\": 0}");
+                })
+                .compose(noStep -> {
+                    ctx.verify(() -> {
+                        assertEquals(422, noStep.statusCode());
+                        assertEquals("gain_step_max", noStep.bodyAsJsonObject().getString("field"));
+                    });
+                    return patch("{\"calibration_min_samples\": 100001}");
+                })
+                .compose(tooMany -> {
+                    ctx.verify(() -> {
+                        assertEquals(422, tooMany.statusCode());
+                        assertEquals("calibration_min_samples", tooMany.bodyAsJsonObject().getString("field"));
+                    });
+                    return patch("{\"calibrate\": \"yes\"}");
+                })
+                .compose(notBoolean -> {
+                    ctx.verify(() -> {
+                        assertEquals(400, notBoolean.statusCode());
+                        assertEquals("calibrate", notBoolean.bodyAsJsonObject().getString("field"));
+                    });
+                    return patch("{\"token_gain\": 1.5}");
+                })
+                .compose(readOnly -> {
+                    ctx.verify(() -> {
+                        assertEquals(400, readOnly.statusCode(), "the live gain is read-only");
+                        assertEquals("token_gain", readOnly.bodyAsJsonObject().getString("field"));
                     });
                     return patch("{\"enabled\": false}");
                 })
