@@ -239,6 +239,8 @@ function showAdaptive(a) {
     ['floor', a.floor], ['ceiling', a.ceiling || 'off'], ['min samples', a.min_samples],
     ['ticks', s.ticks], ['recalibrations', s.recalibrations], ['last P95', fixed(s.last_p95_ms, 2) + ' ms'],
     ['last samples', s.last_samples],
+    ['token gain', s.token_gain === undefined ? undefined : fixed(s.token_gain, 4) + (a.calibrate ? '' : ' (frozen)')],
+    ['calibrations', s.calibrations],
   ];
   for (const [k, v] of items) {
     dl.appendChild(make('dt', k));
@@ -310,6 +312,9 @@ function summary(type, d) {
     case 'recalibration':
       return 'nano_max ' + d.old_nano_max + ' → ' + d.new_nano_max + ' (P95 ' + fixed(d.p95_ms, 2) + ' ms over '
         + d.samples + ' samples)';
+    case 'calibration':
+      return 'token gain ' + fixed(d.old_gain, 4) + ' → ' + fixed(d.new_gain, 4) + ' (' + d.samples + ' samples: '
+        + d.true_tokens + ' true vs ' + fixed(d.estimate_tokens, 1) + ' estimated tokens)';
     case 'reload':
       return 'programs swapped' + (d.object ? ' from ' + d.object : '');
     case 'gap':
