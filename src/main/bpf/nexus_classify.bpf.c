@@ -949,7 +949,7 @@ static __always_inline void calibration_stage(const struct adaptive_settings *s,
 	if (!cur)
 		return;
 	old = cur->gain ? cur->gain : TOKEN_GAIN_ONE; /* never written: the built-in ratio */
-	/* No overflow: sum_true < ADAPT_MAX_EVENTS * 2^32 < 2^47, times 2^14. */
+	/* No overflow: sum_true < ADAPT_MAX_EVENTS * 2^32 < 2^49, times 2^14 < 2^63. */
 	target = (__u64)TOKEN_GAIN_ONE * 16 * sum_true / sum_est;
 	if (target < lo)
 		target = lo;
