@@ -45,8 +45,9 @@ import java.util.logging.Logger;
  * <ul>
  * <li>data plane: {@link #verdicts()} per request (the mmap'ed verdict slot, plain loads; a bpf(2)
  *     lookup by 4-tuple, ~µs, when the slot holds another connection; check
- *     {@code KernelVerdict.belongsTo} before trusting it), and {@link SocketMarks} on the
- *     accepted socket's fd for the tenant floor set on the SYN.</li>
+ *     {@code KernelVerdict.belongsTo} before trusting it), {@link SocketMarks} on the
+ *     accepted socket's fd for the tenant floor set on the SYN, and {@link #tokenModel()} (the token
+ *     estimate's calibrated gain, a plain load) for the Java scorer.</li>
  * <li>control plane: {@link #thresholds()} (read/write the live pinned map),
  *     {@link #tenantPolicy()}, {@link #tierCounters()}, {@link #reload}, {@link #programStats()}
  *     with {@link #setStatsEnabled}.</li>
