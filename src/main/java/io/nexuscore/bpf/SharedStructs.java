@@ -137,20 +137,6 @@ public final class SharedStructs {
                 word >>> 32);
     }
 
-    public static byte[] tenantKey(Inet4Address prefix, int prefixLength) {
-        if (prefixLength < 0 || prefixLength > 32) {
-            throw new IllegalArgumentException("prefix length must be in 0..32, got " + prefixLength);
-        }
-        return ByteBuffer.allocate(TENANT_KEY.size()).order(ByteOrder.LITTLE_ENDIAN)
-                .putInt(prefixLength)
-                .put(prefix.getAddress())
-                .array();
-    }
-
-    public static byte[] tenantFloor(Tier floor) {
-        return new byte[] {(byte) floor.wire(), 0, 0, 0};
-    }
-
     static byte[] loadSettings(ScoreWeights w, Set<Integer> ports) {
         if (ports.isEmpty() || ports.size() > MAX_PORTS) {
             throw new IllegalArgumentException("between 1 and " + MAX_PORTS + " data-plane ports, got " + ports);
