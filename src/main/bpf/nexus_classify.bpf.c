@@ -47,6 +47,10 @@
 #define CL_NAME_LO 0x2d746e65746e6f63ull /* "content-" */
 #define CL_NAME_HI 0x003a6874676e656cull /* "length:"  */
 
+/* Prompt keys as little-endian words: "\"prompt\"" and "\"content" (then one more '"'). */
+#define PROMPT_KEY 0x2274706d6f727022ull  /* "prompt"  with both quotes */
+#define CONTENT_KEY 0x746e65746e6f6322ull /* "content  with the opening quote */
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Load-time settings (ScoreWeights, data-plane ports): the loader rewrites them before load. */
@@ -127,10 +131,16 @@ struct verdict {
 	__u32 request_line_hash;
 	__u8 score;
 	__u8 tier;
+	__u8 flags; /* VERDICT_F_* */
 };
 
 enum { CL_NONE, CL_VALUE, CL_DIGITS };
 enum { KW_BIT_SUM = 1, KW_BIT_REF = 2, KW_BIT_GEN = 4, KW_BIT_ANA = 8 };
+
+/* scan_state.escape right after a '\\' (then 4 more for "\\uXXXX", else none). */
+#define ESCAPE_STARTED 5
+/* Characters counted at most (the estimate saturates far above 255 tokens). */
+#define PROMPT_UNITS_MAX (1u << 24)
 
 /* Bytes scanned per bpf_loop iteration: state stays in registers within a chunk. */
 #define CHUNK 8
@@ -155,6 +165,14 @@ struct scan_state {
 	__u32 cl_state;   /* CL_*: inside a Content-Length value */
 	__u32 value_from; /* index where that value starts (after the header name) */
 	__u32 cl_found;
+	/* Phase 3 and 4: the prompt string in the body (PromptEstimate's javadoc has the rules). */
+	__u32 prompt_from;   /* index just past the prompt string's opening quote; 0 = none found */
+	__u32 prompt_end;    /* index of its closing quote; 0 while not seen */
+	__u32 units;         /* characters scanned, an escape counting one */
+	__u32 others;        /* of which not ASCII letters */
+	__u32 raw;           /* bytes scanned */
+	__u32 escape;        /* bytes of an escape still to skip */
+	__u32 kw_window;     /* last three prompt bytes, lower-cased (keyword scan) */
 	__u32 pad;
 };
 
@@ -343,7 +361,8 @@ out:
 
 /*
  * Phase 2, one word: per LF, the end of the head ("\r\n\r\n") and a Content-Length header
- * starting the next line; digits of that header's value. 1 = stop scanning.
+ * starting the next line; digits of that header's value. 1 = stop scanning (at the end of the head:
+ * the prompt scan needs it, so a Content-Length does not stop the scan).
  */
 __noinline long scan_header_word(struct head_buf *hb, __u32 base)
 {
@@ -367,8 +386,8 @@ __noinline long scan_header_word(struct head_buf *hb, __u32 base)
 				s->cl_value = v > CONTENT_LENGTH_MAX ? CONTENT_LENGTH_MAX : v;
 				s->cl_state = CL_DIGITS;
 			} else if (s->cl_state == CL_DIGITS) {
-				s->cl_found = 1; /* the first complete Content-Length decides: stop */
-				return 1;
+				s->cl_found = 1; /* the first complete Content-Length decides */
+				s->cl_state = CL_NONE;
 			} else if (c != ' ' && c != '\t') {
 				s->cl_state = CL_NONE; /* no digits: the header is ignored */
 			}
@@ -380,7 +399,7 @@ __noinline long scan_header_word(struct head_buf *hb, __u32 base)
 			s->head_end = i + 3;
 			return 1;
 		}
-		if (s->cl_state == CL_NONE && i + CL_NAME_LEN < len &&
+		if (s->cl_state == CL_NONE && !s->cl_found && i + CL_NAME_LEN < len &&
 		    (load64(hb, i + 1) | LOWER) == CL_NAME_LO &&
 		    ((load64(hb, i + 9) | LOWER) & 0x00ffffffffffffffull) == CL_NAME_HI) {
 			s->cl_state = CL_VALUE;
@@ -424,6 +443,206 @@ static __always_inline bool starts_request(const __u8 *b, __u32 len)
 			return false;
 	}
 	return false;
+}
+
+/*
+ * Phase 3, chunk k of the body: the first prompt key, "prompt" or "content" (quotes included),
+ * wholly inside the window. Sets prompt_from to the index just past the key; 1 = stop.
+ */
+static long find_prompt_key(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 base = s->head_end + (__u32)k * CHUNK;
+	__u32 len = s->len;
+
+	if (base >= len)
+		return 1;
+	if (!has_byte(load64(hb, base), '"'))
+		return 0;
+#pragma unroll
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 i = base + j;
+		if (i + 8 > len)
+			return 1;
+		if (AT(hb, i) != '"')
+			continue;
+		__u64 word = load64(hb, i);
+		if (word == PROMPT_KEY) {
+			s->prompt_from = i + 8;
+			return 1;
+		}
+		if (word == CONTENT_KEY && i + 9 <= len && AT(hb, i + 8) == '"') {
+			s->prompt_from = i + 9;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static __always_inline bool is_json_space(__u8 c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/*
+ * From just past the key: blanks, ':', blanks, '"'. Returns the index just past that quote, or 0
+ * when the value is not a string opening within PROMPT_COLON_MAX bytes (content parts, null, ...).
+ */
+#define PROMPT_COLON_MAX 16
+static __always_inline __u32 prompt_string_start(const struct head_buf *hb, __u32 from, __u32 len)
+{
+	bool colon = false;
+
+#pragma unroll
+	for (__u32 j = 0; j < PROMPT_COLON_MAX; j++) {
+		__u32 i = from + j;
+		if (i >= len)
+			return 0;
+		__u8 c = AT(hb, i);
+		if (is_json_space(c))
+			continue;
+		if (c == ':' && !colon) {
+			colon = true;
+			continue;
+		}
+		return colon && c == '"' ? i + 1 : 0;
+	}
+	return 0;
+}
+
+/* ASCII letters in a word: per byte, (b | 0x20) in 'a'..'z', bytes >= 0x80 excluded. */
+static __always_inline __u32 letters_in(__u64 word)
+{
+	__u64 low7 = (word | LOWER) & ~HIGHS;
+	__u64 at_least_a = low7 + ONES * (0x80 - 'a');
+	__u64 past_z = low7 + ONES * (0x80 - 'z' - 1);
+	__u64 mask = at_least_a & ~past_z & ~word & HIGHS;
+	return ((mask >> 7) * ONES) >> 56;
+}
+
+/*
+ * Phase 4, chunk k of the prompt string: characters and non-letters up to the closing quote, an
+ * escape ("\\n", "\\u2019") counting as one non-letter; keywords over its first KEYWORD_SCAN_BYTES.
+ */
+static long scan_prompt(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 base = s->prompt_from + (__u32)k * CHUNK;
+	__u32 len = s->len;
+
+	/* Fast path: a whole chunk past the keyword bytes, outside an escape, with no '"' or '\\'. */
+	if (base + CHUNK <= len && base >= s->prompt_from + KEYWORD_SCAN_BYTES && s->escape == 0) {
+		__u64 word = load64(hb, base);
+		if (!has_byte(word, '"') && !has_byte(word, '\\')) {
+			s->units += CHUNK;
+			s->others += CHUNK - letters_in(word);
+			s->raw += CHUNK;
+			return 0;
+		}
+	}
+
+	__u32 units = s->units;
+	__u32 others = s->others;
+	__u32 escape = s->escape;
+	__u32 window = s->kw_window;
+	__u32 keywords = s->keywords;
+	__u32 raw = s->raw;
+	long stop = 0;
+#pragma unroll
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 i = base + j;
+		if (i >= len) {
+			stop = 1;
+			break;
+		}
+		__u8 c = AT(hb, i);
+		if (escape == 0 && c == '"') {
+			s->prompt_end = i;
+			stop = 1;
+			break;
+		}
+		raw++;
+		if (i - s->prompt_from < KEYWORD_SCAN_BYTES) {
+			window = ((window << 8) | (c | 0x20)) & 0xffffff;
+			if (window == KW_SUM)
+				keywords |= KW_BIT_SUM;
+			else if (window == KW_REF)
+				keywords |= KW_BIT_REF;
+			else if (window == KW_GEN)
+				keywords |= KW_BIT_GEN;
+			else if (window == KW_ANA)
+				keywords |= KW_BIT_ANA;
+		}
+		if (escape) {
+			/* the byte after '\\': "\\uXXXX" has four more to skip */
+			if (escape == ESCAPE_STARTED)
+				escape = c == 'u' ? 4 : 0;
+			else
+				escape--;
+			continue;
+		}
+		units++;
+		if (c == '\\') {
+			others++;
+			escape = ESCAPE_STARTED;
+		} else if (((c | 0x20) < 'a' || (c | 0x20) > 'z') || c >= 0x80) {
+			others++;
+		}
+	}
+	s->units = units;
+	s->others = others;
+	s->escape = escape;
+	s->kw_window = window;
+	s->keywords = keywords;
+	s->raw = raw;
+	return stop;
+}
+
+/*
+ * Characters and non-letters of the whole prompt, in Q0: those scanned, plus the body bytes after
+ * the scan beyond TRAILER_ALLOWANCE (more messages, or the part past the window) at the scanned
+ * mix; without a prompt string, the body less ENVELOPE_GUESS at one non-letter in five.
+ */
+static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u64 body_len, bool *blind)
+{
+	__u64 units, others;
+
+	if (!s->prompt_from) {
+		units = body_len > ENVELOPE_GUESS ? body_len - ENVELOPE_GUESS : 0;
+		others = units / 5;
+		*blind = body_len > 0;
+	} else {
+		__u32 scan_end = s->prompt_end ? s->prompt_end + 1 : s->len;
+		__u64 consumed = scan_end > s->head_end ? scan_end - s->head_end : 0;
+		__u64 rest = body_len > consumed ? body_len - consumed : 0;
+		__u64 extra = rest > TRAILER_ALLOWANCE ? rest - TRAILER_ALLOWANCE : 0;
+
+		units = s->units;
+		others = s->others;
+		if (s->raw) {
+			units += extra * s->units / s->raw;
+			others += extra * s->others / s->raw;
+		} else {
+			units += extra;
+			others += extra / 5;
+		}
+		*blind = false;
+	}
+	if (units > PROMPT_UNITS_MAX)
+		units = PROMPT_UNITS_MAX;
+	if (others > PROMPT_UNITS_MAX)
+		others = PROMPT_UNITS_MAX;
+	return TOKEN_PER_UNIT_Q10 * units + TOKEN_PER_OTHER_Q10 * others;
+}
+
+static __always_inline __u32 token_gain(void)
+{
+	__u32 zero = 0;
+	struct token_model *m = bpf_map_lookup_elem(&token_model, &zero);
+
+	return m && m->gain ? m->gain : TOKEN_GAIN_ONE;
 }
 
 static __always_inline __u8 tier_for(__u32 score)
@@ -487,7 +706,17 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 	else if (s->head_end)
 		body_len = f->payload_len - s->head_end;
 
-	__u64 score = body_len >> 2;
+	__u32 head_end = s->head_end;
+	if (head_end && head_end < len) {
+		bpf_loop((len - head_end + CHUNK - 1) / CHUNK, find_prompt_key, &sc, 0);
+		if (s->prompt_from)
+			s->prompt_from = prompt_string_start(hb, s->prompt_from, len);
+		if (s->prompt_from && s->prompt_from < len)
+			bpf_loop((len - s->prompt_from + CHUNK - 1) / CHUNK, scan_prompt, &sc, 0);
+	}
+	bool blind = false;
+	__u64 q10 = prompt_tokens_q10(s, body_len, &blind);
+	__u64 score = (q10 * token_gain() + (1u << 19)) >> 20;
 	if (s->keywords & KW_BIT_SUM)
 		score += settings.weight_sum;
 	if (s->keywords & KW_BIT_REF)
@@ -503,6 +732,7 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 	v->request_line_hash = s->hash;
 	v->score = score;
 	v->tier = tier_for(score);
+	v->flags = blind ? VERDICT_F_BLIND : 0;
 	return 0;
 }
 
@@ -521,9 +751,9 @@ static __always_inline int classify_xdp(struct xdp_md *ctx)
 
 	__u32 check = verdict_check(v.request_line_hash, v.body_len);
 	if (f.ipv6)
-		store_verdict6(&f.key6, check, v.score, v.tier);
+		store_verdict6(&f.key6, check, v.score, v.tier, v.flags);
 	else
-		store_verdict4(&f.key, check, v.score, v.tier);
+		store_verdict4(&f.key, check, v.score, v.tier, v.flags);
 
 	__u32 tier = v.tier;
 	__u64 *count = bpf_map_lookup_elem(&tier_counters, &tier);

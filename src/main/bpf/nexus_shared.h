@@ -92,8 +92,15 @@ struct routing_decision {
 	__u32 check; /* request-line hash mixed with the body length, see above */
 	__u8 score;  /* 0..255 */
 	__u8 tier;   /* TIER_* */
-	__u16 heads; /* request heads scored on this connection, wrapping (diagnostics) */
+	__u8 flags;  /* VERDICT_F_* */
+	__u8 heads;  /* request heads scored on this connection, wrapping (diagnostics) */
 };
+/*
+ * The head's segment held no prompt string (the client sent the body in a later segment, or the
+ * prompt key lies past HEAD_WINDOW): the token estimate came from the body length alone. The data
+ * plane, which has the body, scores such a request itself (route source "user", reason "blind").
+ */
+#define VERDICT_F_BLIND 0x01
 _Static_assert(sizeof(struct routing_decision) == 8, "routing_decision is 8 bytes");
 
 /*

@@ -131,9 +131,10 @@ static __always_inline __u64 pack_decision(const struct routing_decision *rd)
 		pack_decision(&(rd));                                                       \
 	})
 
-static __always_inline void store_verdict4(const struct flow_key *key, __u32 check, __u8 score, __u8 tier)
+static __always_inline void store_verdict4(const struct flow_key *key, __u32 check, __u8 score, __u8 tier,
+					   __u8 flags)
 {
-	struct routing_decision rd = { .check = check, .score = score, .tier = tier, .heads = 1 };
+	struct routing_decision rd = { .check = check, .score = score, .tier = tier, .flags = flags, .heads = 1 };
 	__u64 packed = STORE_DECISION(&routing_decisions, key, rd);
 	__u32 index = slot_index4(key);
 	struct verdict_slot *slot = bpf_map_lookup_elem(&verdict_slots, &index);
@@ -142,9 +143,10 @@ static __always_inline void store_verdict4(const struct flow_key *key, __u32 che
 		WRITE_SLOT(slot, key, packed);
 }
 
-static __always_inline void store_verdict6(const struct flow_key6 *key, __u32 check, __u8 score, __u8 tier)
+static __always_inline void store_verdict6(const struct flow_key6 *key, __u32 check, __u8 score, __u8 tier,
+					   __u8 flags)
 {
-	struct routing_decision rd = { .check = check, .score = score, .tier = tier, .heads = 1 };
+	struct routing_decision rd = { .check = check, .score = score, .tier = tier, .flags = flags, .heads = 1 };
 	__u64 packed = STORE_DECISION(&routing_decisions6, key, rd);
 	__u32 index = slot_index6(key);
 	struct verdict_slot6 *slot = bpf_map_lookup_elem(&verdict_slots6, &index);

@@ -8,8 +8,9 @@ import jnr.ffi.types.size_t;
 import jnr.ffi.byref.IntByReference;
 
 /**
- * The few libc calls the loader needs: interface indexes, bpffs mount, libbpf log formatting, SO_MARK,
- * mmap of BPF_F_MMAPABLE maps.
+ * The router's one libc binding: the few calls the loader needs (interface indexes, bpffs mount,
+ * libbpf log formatting, SO_MARK, mmap of BPF_F_MMAPABLE maps) and the tier workers' CPU pinning.
+ * Failures go through {@link Native#check}.
  */
 public interface LibC {
 
@@ -53,6 +54,9 @@ public interface LibC {
     int munmap(Pointer address, @size_t long length);
 
     int mprotect(Pointer address, @size_t long length, int prot);
+
+    /** pid 0 is the calling thread; the mask is a cpu_set_t (unsigned longs), read only. */
+    int sched_setaffinity(int pid, @size_t long cpusetsize, @In byte[] mask);
 
     static LibC get() {
         return Holder.LIB;

@@ -27,7 +27,8 @@ public final class Native {
     }
 
     private static int lastErrorOr(int fallback) {
-        int errno = LastError.getLastError(LibBpf.runtime());
+        // errno is per thread, not per library: the system runtime reads it without loading libbpf.
+        int errno = LastError.getLastError(jnr.ffi.Runtime.getSystemRuntime());
         return errno > 0 ? errno : fallback;
     }
 }

@@ -30,7 +30,9 @@ public final class SharedStructs {
     public static final StructLayout FLOW_KEY6 = StructLayout.of("flow_key6", 36,
             "src_ip", 0, "dst_ip", 16, "src_port", 32, "dst_port", 34);
     public static final StructLayout ROUTING_DECISION = StructLayout.of("routing_decision", 8,
-            "check", 0, "score", 4, "tier", 5, "heads", 6);
+            "check", 0, "score", 4, "tier", 5, "flags", 6, "heads", 7);
+    /** VERDICT_F_BLIND in nexus_shared.h. */
+    static final int VERDICT_F_BLIND = 0x01;
     public static final StructLayout VERDICT_SLOT = StructLayout.of("verdict_slot", 24,
             "seq", 0, "key", 4, "verdict", 16);
     public static final StructLayout VERDICT_SLOT6 = StructLayout.of("verdict_slot6", 48,
@@ -121,10 +123,15 @@ public final class SharedStructs {
 
     /** routing_decision as one little-endian 64-bit word (how the kernel stores it and a slot reader loads it). */
     static RoutingDecision decodeRoutingDecision(long word) {
-        int check = (int) word;
-        int score = (int) (word >>> 32) & 0xff;
-        Tier tier = Tier.fromWire((int) (word >>> 40) & 0xff);
-        return new RoutingDecision(new KernelVerdict(score, tier, check), (int) (word >>> 48) & 0xffff);
+        int check = (int) (word >>> (8 * ROUTING_DECISION.offset("check")));
+        int score = byteAt(word, ROUTING_DECISION.offset("score"));
+        Tier tier = Tier.fromWire(byteAt(word, ROUTING_DECISION.offset("tier")));
+        boolean blind = (byteAt(word, ROUTING_DECISION.offset("flags")) & VERDICT_F_BLIND) != 0;
+        return new RoutingDecision(new KernelVerdict(score, tier, check, blind), byteAt(word, ROUTING_DECISION.offset("heads")));
+    }
+
+    private static int byteAt(long word, int offset) {
+        return (int) (word >>> (8 * offset)) & 0xff;
     }
 
     static RoutingDecision decodeRoutingDecision(byte[] value) {
@@ -140,20 +147,6 @@ public final class SharedStructs {
     public static ThresholdState decodeScoreThresholds(long word) {
         return new ThresholdState((int) word & 0xff, (int) (word >>> 8) & 0xff, (int) (word >>> 16) & 0xffff,
                 word >>> 32);
-    }
-
-    public static byte[] tenantKey(Inet4Address prefix, int prefixLength) {
-        if (prefixLength < 0 || prefixLength > 32) {
-            throw new IllegalArgumentException("prefix length must be in 0..32, got " + prefixLength);
-        }
-        return ByteBuffer.allocate(TENANT_KEY.size()).order(ByteOrder.LITTLE_ENDIAN)
-                .putInt(prefixLength)
-                .put(prefix.getAddress())
-                .array();
-    }
-
-    public static byte[] tenantFloor(Tier floor) {
-        return new byte[] {(byte) floor.wire(), 0, 0, 0};
     }
 
     static byte[] loadSettings(ScoreWeights w, Set<Integer> ports) {

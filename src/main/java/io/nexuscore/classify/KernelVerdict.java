@@ -4,10 +4,17 @@ package io.nexuscore.classify;
  * A verdict the XDP program stored for a connection's latest request head. Mirrors
  * {@code struct routing_decision} in nexus_shared.h: score, tier, and a 32-bit check mixing the
  * request-line hash with the body length, by which the data plane verifies the verdict.
+ * {@code blind}: the head's segment held no prompt string (VERDICT_F_BLIND), so the estimate came
+ * from the body length alone and the data plane, which has the body, scores the request itself.
  */
-public record KernelVerdict(int score, Tier tier, int check) {
+public record KernelVerdict(int score, Tier tier, int check, boolean blind) {
 
     private static final int FNV_PRIME = 0x01000193;
+
+    /** A verdict whose estimate saw the prompt string. */
+    public KernelVerdict(int score, Tier tier, int check) {
+        this(score, tier, check, false);
+    }
 
     /** The verdict the kernel stores for a head with this request-line hash and body length. */
     public KernelVerdict(int score, Tier tier, long bodyLength, int requestLineHash) {

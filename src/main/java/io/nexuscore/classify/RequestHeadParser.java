@@ -20,6 +20,8 @@ import java.util.Optional;
  * end of head     the first "\r\n\r\n" (bare "\n\n" does not end a head)
  * body length     Content-Length when present, else payload bytes after the end of head in
  *                 this segment (payload = the full segment, beyond the window), else 0
+ * prompt estimate {@link PromptEstimate} over the window's bytes after the end of head (none
+ *                 when the end of head is not in the window)
  * </pre>
  *
  * A Content-Length header after the end of the head is body, never read. The body length of a
@@ -39,10 +41,10 @@ public final class RequestHeadParser {
     }
 
     /** What the kernel reads from a head: the request line and the body length it scores. */
-    public record HeadFacts(byte[] requestLine, long bodyLength, boolean contentLengthPresent) {
+    public record HeadFacts(byte[] requestLine, long bodyLength, boolean contentLengthPresent, PromptEstimate estimate) {
 
         public int score(Scorer scorer) {
-            return scorer.score(requestLine, bodyLength);
+            return scorer.score(requestLine, estimate);
         }
 
         public int requestLineHash() {
@@ -89,12 +91,12 @@ public final class RequestHeadParser {
                 if (c >= '0' && c <= '9') {
                     contentLength = Math.min(CONTENT_LENGTH_MAX, contentLength * 10 + (c - '0'));
                 } else {
-                    contentLengthFound = true;
-                    break;
+                    contentLengthFound = true; // the first one decides; the scan goes on to the end of head
+                    state = 0;
                 }
             }
             if (c == '\n') {
-                state = 1;
+                state = contentLengthFound ? 0 : 1;
                 namePos = 0;
             }
             tail = (tail << 8) | c;
@@ -106,7 +108,9 @@ public final class RequestHeadParser {
 
         byte[] requestLine = Arrays.copyOf(payload, lineEnd < 0 ? window : lineEnd);
         long bodyLength = contentLengthFound ? contentLength : headEnd >= 0 ? payload.length - headEnd : 0;
-        return Optional.of(new HeadFacts(requestLine, bodyLength, contentLengthFound));
+        PromptEstimate estimate = headEnd >= 0 ? PromptEstimate.scan(payload, headEnd, window, bodyLength)
+                : PromptEstimate.fromLength(bodyLength);
+        return Optional.of(new HeadFacts(requestLine, bodyLength, contentLengthFound, estimate));
     }
 
     private static boolean startsRequest(byte[] b, int window) {

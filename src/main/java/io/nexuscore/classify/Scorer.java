@@ -1,17 +1,19 @@
 package io.nexuscore.classify;
 
 /**
- * The complexity score, in Java. The kernel computes the same function in nexus_classify.bpf.c and
- * a parity test keeps the two equal; change both or neither.
+ * The complexity score, in Java. The kernel computes the same function in nexus_classify.bpf.c
+ * and ParityTest keeps the two equal; change both or neither.
  *
  * <pre>
  * request line   bytes of the head up to the first CR or LF, at most REQUEST_LINE_MAX bytes
- * keyword pass   for each keyword (sum, ref, gen, ana) that occurs anywhere in the request line,
- *                ASCII case-insensitive, add its weight once
- * token pass     tokens = body length &gt;&gt; 2 (body length: Content-Length when the head has it)
+ * keywords       each of sum, ref, gen, ana that occurs, ASCII case-insensitive, in the request
+ *                line or in the prompt string's first bytes ({@link PromptEstimate}): its weight, once
+ * tokens         the prompt's token estimate under the calibrated gain ({@link PromptEstimate})
  * score          min(255, tokens + keyword bonus)
  * </pre>
  *
+ * The score is what the guests compute from the true cl100k count (prompt tokens plus the same
+ * keyword bonus), so a tier's own assessment judges the estimate on the same scale.
  * The request-line hash (FNV-1a 32 over the same bounded line) and the body length are stored with
  * the kernel verdict, so the data plane can check that a verdict belongs to the request it serves.
  * How the kernel finds the request line and the body length in raw segment bytes (1024-byte
@@ -23,20 +25,29 @@ public final class Scorer {
     /** Bytes of the request line the kernel scans and hashes (REQUEST_LINE_MAX in nexus_shared.h). */
     public static final int REQUEST_LINE_MAX = 256;
 
+    /** KW_BIT_* in nexus_classify.bpf.c, and the windows that set them: three bytes, lower-cased. */
+    static final int KW_BIT_SUM = 1;
+    static final int KW_BIT_REF = 2;
+    static final int KW_BIT_GEN = 4;
+    static final int KW_BIT_ANA = 8;
+    private static final int KW_SUM = 0x73756d;
+    private static final int KW_REF = 0x726566;
+    private static final int KW_GEN = 0x67656e;
+    private static final int KW_ANA = 0x616e61;
+
     private static final int FNV_OFFSET = 0x811c9dc5;
     private static final int FNV_PRIME = 0x01000193;
 
     private final ScoreWeights weights;
-    private final TokenGain tokenGain;
+    private final TokenGain gain;
 
     public Scorer(ScoreWeights weights) {
         this(weights, TokenGain.UNIT);
     }
 
-    /** @param tokenGain the token estimate's gain in force (kernel mode: the pinned token_model) */
-    public Scorer(ScoreWeights weights, TokenGain tokenGain) {
+    public Scorer(ScoreWeights weights, TokenGain gain) {
         this.weights = weights;
-        this.tokenGain = tokenGain;
+        this.gain = gain;
     }
 
     public ScoreWeights weights() {
@@ -44,14 +55,20 @@ public final class Scorer {
     }
 
     public TokenGain tokenGain() {
-        return tokenGain;
+        return gain;
     }
 
-    /** Score of a request given its raw request line (e.g. {@code POST /v1/tasks/summarize HTTP/1.1}). */
-    public int score(byte[] requestLine, long bodyLength) {
+    /** Score of a request given its raw request line and its prompt's estimate. */
+    public int score(byte[] requestLine, PromptEstimate estimate) {
         int length = Math.min(requestLine.length, REQUEST_LINE_MAX);
-        long total = (bodyLength >>> 2) + keywordBonus(requestLine, length);
+        int bits = keywordBits(requestLine, length) | estimate.keywordBits();
+        long total = estimate.tokens(gain.gainQ10() == 0 ? TokenGain.ONE_Q10 : gain.gainQ10()) + bonus(bits);
         return (int) Math.min(MAX_SCORE, total);
+    }
+
+    /** Score of a request whose body was not seen, only its length (see {@link PromptEstimate#fromLength}). */
+    public int score(byte[] requestLine, long bodyLength) {
+        return score(requestLine, PromptEstimate.fromLength(bodyLength));
     }
 
     /** FNV-1a 32-bit over the first {@link #REQUEST_LINE_MAX} bytes of the request line. */
@@ -65,30 +82,42 @@ public final class Scorer {
         return hash;
     }
 
-    private int keywordBonus(byte[] line, int length) {
+    /** The keyword bit a three-byte, lower-cased window spells, or 0. */
+    static int keywordBit(int window) {
+        return switch (window) {
+            case KW_SUM -> KW_BIT_SUM;
+            case KW_REF -> KW_BIT_REF;
+            case KW_GEN -> KW_BIT_GEN;
+            case KW_ANA -> KW_BIT_ANA;
+            default -> 0;
+        };
+    }
+
+    private int bonus(int bits) {
         int bonus = 0;
-        if (contains(line, length, 's', 'u', 'm')) {
+        if ((bits & KW_BIT_SUM) != 0) {
             bonus += weights.sum();
         }
-        if (contains(line, length, 'r', 'e', 'f')) {
+        if ((bits & KW_BIT_REF) != 0) {
             bonus += weights.ref();
         }
-        if (contains(line, length, 'g', 'e', 'n')) {
+        if ((bits & KW_BIT_GEN) != 0) {
             bonus += weights.gen();
         }
-        if (contains(line, length, 'a', 'n', 'a')) {
+        if ((bits & KW_BIT_ANA) != 0) {
             bonus += weights.ana();
         }
         return bonus;
     }
 
-    /** ASCII case-insensitive search for a lower-case three-letter keyword, as the kernel does it. */
-    private static boolean contains(byte[] line, int length, char a, char b, char c) {
-        for (int i = 0; i + 2 < length; i++) {
-            if ((line[i] | 0x20) == a && (line[i + 1] | 0x20) == b && (line[i + 2] | 0x20) == c) {
-                return true;
-            }
+    /** ASCII case-insensitive keyword scan of the request line, as the kernel does it. */
+    private static int keywordBits(byte[] line, int length) {
+        int window = 0;
+        int bits = 0;
+        for (int i = 0; i < length; i++) {
+            window = ((window << 8) | ((line[i] & 0xff) | 0x20)) & 0xffffff;
+            bits |= keywordBit(window);
         }
-        return false;
+        return bits;
     }
 }

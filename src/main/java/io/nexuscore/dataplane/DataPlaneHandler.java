@@ -3,6 +3,8 @@ package io.nexuscore.dataplane;
 import io.nexuscore.adapt.LatencyRecorder;
 import io.nexuscore.tenants.TenantFloors;
 
+import io.nexuscore.classify.PromptEstimate;
+import io.nexuscore.classify.RequestHeadParser;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.DataPlaneConfig;
 import io.nexuscore.events.EventSink;
@@ -278,16 +280,17 @@ public final class DataPlaneHandler {
         }
         byte[] requestLine = requestLine(request);
         long bodyLength = body.length();
+        PromptEstimate estimate = promptEstimate(request, requestLine, body);
         // Floors are looked up per request, so a tenant change reaches connections already open.
         ConnectionInfo connection = connections.current(request.connection());
         String tenant = request.getHeader(tenantHeader);
         Served served = new Served(request, endpoint, parsed, tenant == null ? ANONYMOUS_TENANT : tenant, start);
-        Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, connection);
+        Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, estimate, connection);
         if (now.isPresent()) {
             dispatch(served, now.get());
             return;
         }
-        resolverPool.executeBlocking(() -> resolver.resolve(requestLine, bodyLength, connection), false)
+        resolverPool.executeBlocking(() -> resolver.resolve(requestLine, bodyLength, estimate, connection), false)
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
                         dispatch(served, ar.result());
@@ -296,6 +299,21 @@ public final class DataPlaneHandler {
                         reject(request, Problems.internal("tier resolution failed: " + ar.cause().getMessage()));
                     }
                 });
+    }
+
+    /**
+     * The prompt estimate over the body bytes that fit in the first HEAD_WINDOW bytes of the request,
+     * as the kernel sees them when head and body share a segment. The head's length is rebuilt from
+     * the parsed head ("Name: value" lines, as clients write them), so a prompt that crosses the
+     * window's edge may be cut a few bytes off where the kernel cut it: a large prompt either way.
+     */
+    static PromptEstimate promptEstimate(HttpServerRequest request, byte[] requestLine, Buffer body) {
+        int headLength = requestLine.length + 4; // its CRLF and the blank line's
+        for (Map.Entry<String, String> header : request.headers()) {
+            headLength += header.getKey().length() + 2 + header.getValue().length() + 2;
+        }
+        int visible = Math.min(body.length(), Math.max(0, RequestHeadParser.HEAD_WINDOW - headLength));
+        return PromptEstimate.scan(body.getBytes(0, visible), 0, visible, body.length());
     }
 
     /** The request line as the client sent it, which is what the kernel scored and hashed. */

@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ThresholdStore;
@@ -61,8 +62,8 @@ public final class TierResolver {
         return new AssessmentPolicy(resolution.thresholds(), scorer.weights(), AssessmentPolicy.KEYWORD_SCAN_BYTES);
     }
 
-    public Resolution resolve(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
-        return withFloor(decide(requestLine, bodyLength, connection), connection);
+    public Resolution resolve(byte[] requestLine, long bodyLength, PromptEstimate estimate, ConnectionInfo connection) {
+        return withFloor(decide(requestLine, bodyLength, estimate, connection), connection);
     }
 
     /**
@@ -70,9 +71,10 @@ public final class TierResolver {
      * user space; in kernel mode when the connection's mmap'ed verdict slot holds this request's
      * verdict (the common case). Empty: call {@link #resolve} off the loop.
      */
-    public Optional<Resolution> resolveWithoutSyscall(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
+    public Optional<Resolution> resolveWithoutSyscall(byte[] requestLine, long bodyLength, PromptEstimate estimate,
+                                                      ConnectionInfo connection) {
         if (!reads.blocking()) {
-            return Optional.of(resolve(requestLine, bodyLength, connection));
+            return Optional.of(resolve(requestLine, bodyLength, estimate, connection));
         }
         if (verdicts == VerdictSource.NONE) {
             return Optional.empty(); // the Java scorer's thresholds are a syscall away
@@ -82,8 +84,8 @@ public final class TierResolver {
             return Optional.empty();
         }
         // The snapshot, not the store: a store read is a bpf(2) syscall in kernel mode.
-        return Optional.of(withFloor(kernelDecision(verdict.get(), scorer.score(requestLine, bodyLength), onLoop.get()),
-                connection));
+        return Optional.of(withFloor(kernelDecision(verdict.get(), scorer.score(requestLine, estimate), estimate,
+                onLoop.get()), connection));
     }
 
     private static Resolution withFloor(Resolution decided, ConnectionInfo connection) {
@@ -93,29 +95,36 @@ public final class TierResolver {
                         decided.thresholds(), decided.estimateQ4());
     }
 
-    private Resolution kernelDecision(KernelVerdict verdict, int javaScore, Thresholds inForce) {
+    private Resolution kernelDecision(KernelVerdict verdict, int javaScore, PromptEstimate estimate, Thresholds inForce) {
+        if (verdict.blind()) {
+            // The kernel saw no prompt string (the body came in a later segment): the Java twin has
+            // the body and scores what the kernel would have scored had it been in the head's segment.
+            metrics.verdictFallback("blind");
+            return new Resolution(inForce.tierFor(javaScore), javaScore, RouteSource.USER, inForce, estimate.estimateQ4());
+        }
         if (verdict.score() != javaScore) {
             metrics.disagreement();
         }
         // The kernel tiered the score under the thresholds of the moment its packet arrived; serve it
         // under the ones in force now (a PATCH or the feedback loop may have moved them since).
-        return new Resolution(inForce.tierFor(verdict.score()), verdict.score(), RouteSource.KERNEL, inForce, 0);
+        return new Resolution(inForce.tierFor(verdict.score()), verdict.score(), RouteSource.KERNEL, inForce,
+                estimate.estimateQ4());
     }
 
-    private Resolution decide(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
-        int javaScore = scorer.score(requestLine, bodyLength);
+    private Resolution decide(byte[] requestLine, long bodyLength, PromptEstimate estimate, ConnectionInfo connection) {
+        int javaScore = scorer.score(requestLine, estimate);
         // The kernel decided with the thresholds in its map; read now, they are the ones in force
         // unless a change raced this request.
         Thresholds inForce = thresholds.read();
         if (verdicts != VerdictSource.NONE) {
             Optional<KernelVerdict> verdict = connection.tuple().flatMap(verdicts::lookup);
             if (verdict.isPresent() && verdict.get().belongsTo(Scorer.requestLineHash(requestLine), bodyLength)) {
-                return kernelDecision(verdict.get(), javaScore, inForce);
+                return kernelDecision(verdict.get(), javaScore, estimate, inForce);
             }
             // No verdict (not seen by XDP, evicted) or the latest head on this keep-alive connection
             // is another request's: never apply it.
             metrics.verdictFallback(verdict.isPresent() ? "stale" : "missing");
         }
-        return new Resolution(inForce.tierFor(javaScore), javaScore, RouteSource.USER, inForce, 0);
+        return new Resolution(inForce.tierFor(javaScore), javaScore, RouteSource.USER, inForce, estimate.estimateQ4());
     }
 }

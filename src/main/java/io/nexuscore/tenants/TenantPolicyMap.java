@@ -1,8 +1,10 @@
 package io.nexuscore.tenants;
 
+import static io.nexuscore.bpf.SharedStructs.TENANT_FLOOR;
+import static io.nexuscore.bpf.SharedStructs.TENANT_KEY;
+
 import io.nexuscore.bpf.BpfMap;
 import io.nexuscore.bpf.SharedStructs;
-
 import io.nexuscore.classify.Tier;
 import java.net.Inet4Address;
 import java.nio.ByteBuffer;
@@ -14,7 +16,11 @@ import java.util.Optional;
 /**
  * The pinned {@code tenant_policy} LPM trie: IPv4 source prefix -> tier floor. The TC chain marks
  * each SYN from a matching source with the floor (longest prefix wins), so the accepted socket's
- * SO_MARK carries it (see {@link SocketMarks}). Changes apply to new connections only.
+ * SO_MARK carries it (see {@link io.nexuscore.bpf.SocketMarks}); the mark is set once, so the data
+ * plane also reads this map through {@link PinnedTenantFloors}.
+ *
+ * Keys and values are encoded at the offsets of {@link SharedStructs#TENANT_KEY} and
+ * {@link SharedStructs#TENANT_FLOOR}, the layouts BtfLayoutTest checks against the compiled object.
  */
 public final class TenantPolicyMap {
 
@@ -39,28 +45,52 @@ public final class TenantPolicyMap {
     }
 
     public void put(Prefix prefix, Tier floor) {
-        map.update(SharedStructs.tenantKey(prefix.address(), prefix.length()), SharedStructs.tenantFloor(floor), BpfMap.BPF_ANY);
+        map.update(key(prefix.address(), prefix.length()), value(floor), BpfMap.BPF_ANY);
     }
 
     public boolean remove(Prefix prefix) {
-        return map.delete(SharedStructs.tenantKey(prefix.address(), prefix.length()));
+        return map.delete(key(prefix.address(), prefix.length()));
     }
 
     /** The floor for one source address (longest matching prefix), as the kernel resolves it. */
     public Optional<Tier> floorFor(Inet4Address source) {
-        return map.lookup(SharedStructs.tenantKey(source, 32)).map(v -> Tier.fromWire(v[0] & 0xff));
+        return map.lookup(key(source, 32)).map(TenantPolicyMap::decodeValue);
     }
 
     public Map<Prefix, Tier> entries() {
         Map<Prefix, Tier> entries = new LinkedHashMap<>();
         for (byte[] key : map.keys()) {
-            ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN);
-            int length = b.getInt(0);
-            byte[] address = new byte[4];
-            System.arraycopy(key, 4, address, 0, 4);
-            map.lookup(key).ifPresent(v -> entries.put(
-                    new Prefix(SharedStructs.inet4(address), length), Tier.fromWire(v[0] & 0xff)));
+            map.lookup(key).ifPresent(v -> entries.put(decodeKey(key), decodeValue(v)));
         }
         return entries;
+    }
+
+    /** struct tenant_key: prefixlen in host order (little-endian), addr in network order. */
+    static byte[] key(Inet4Address address, int prefixLength) {
+        if (prefixLength < 0 || prefixLength > 32) {
+            throw new IllegalArgumentException("prefix length must be in 0..32, got " + prefixLength);
+        }
+        return ByteBuffer.allocate(TENANT_KEY.size()).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(TENANT_KEY.offset("prefixlen"), prefixLength)
+                .put(TENANT_KEY.offset("addr"), address.getAddress())
+                .array();
+    }
+
+    static Prefix decodeKey(byte[] key) {
+        ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN);
+        byte[] address = new byte[4];
+        b.get(TENANT_KEY.offset("addr"), address);
+        return new Prefix(SharedStructs.inet4(address), b.getInt(TENANT_KEY.offset("prefixlen")));
+    }
+
+    /** struct tenant_floor: the floor tier's wire value, pad zeroed. */
+    static byte[] value(Tier floor) {
+        byte[] value = new byte[TENANT_FLOOR.size()];
+        value[TENANT_FLOOR.offset("tier_floor")] = (byte) floor.wire();
+        return value;
+    }
+
+    static Tier decodeValue(byte[] value) {
+        return Tier.fromWire(value[TENANT_FLOOR.offset("tier_floor")] & 0xff);
     }
 }

@@ -1,33 +1,21 @@
 package io.nexuscore.tiers;
 
+import io.nexuscore.bpf.LibC;
+import io.nexuscore.bpf.Native;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.BitSet;
 import java.util.List;
-import java.util.Map;
-import jnr.ffi.LibraryLoader;
-import jnr.ffi.Runtime;
-import jnr.ffi.annotations.In;
 
 /**
  * Pins the calling thread to a CPU set with libc {@code sched_setaffinity(0, size, mask)}, through
- * jnr-ffi. Only CPUs that exist here count: a set naming absent CPUs is skipped with one log line
- * (a config written for a bigger machine still starts).
+ * the router's one libc binding ({@link LibC}). Only CPUs that exist here count: a set naming absent
+ * CPUs is skipped with one log line (a config written for a bigger machine still starts).
  */
 final class CpuAffinity {
 
     private static final System.Logger LOG = System.getLogger(CpuAffinity.class.getName());
-    private static final Map<Integer, String> ERRNO = Map.of(1, "EPERM", 3, "ESRCH", 14, "EFAULT", 22, "EINVAL");
-
-    /** The libc call we need; the mask is copied in (the kernel only reads it). */
-    public interface LibC {
-        int sched_setaffinity(int pid, long cpusetsize, @In byte[] mask);
-    }
-
-    private static final class Holder {
-        static final LibC LIBC = LibraryLoader.create(LibC.class).load("c");
-    }
 
     private CpuAffinity() {
     }
@@ -73,7 +61,7 @@ final class CpuAffinity {
      * Pins the current thread to {@code cpus} (check {@link #usable} first).
      *
      * @param who names the thread in messages, e.g. "tier nano worker 3"
-     * @throws IllegalStateException when the kernel refuses, naming the call and errno
+     * @throws io.nexuscore.bpf.BpfException when the kernel refuses, naming the call, the threads and the errno
      */
     static void pinCurrentThread(List<Integer> cpus, String who) {
         int maxCpu = cpus.stream().mapToInt(Integer::intValue).max().orElseThrow();
@@ -82,11 +70,6 @@ final class CpuAffinity {
         for (int cpu : cpus) {
             mask[cpu / 8] |= (byte) (1 << (cpu % 8));
         }
-        LibC libc = Holder.LIBC;
-        if (libc.sched_setaffinity(0, mask.length, mask) != 0) {
-            int errno = Runtime.getRuntime(libc).getLastError();
-            throw new IllegalStateException("sched_setaffinity(" + who + ", cpus " + cpus + "): "
-                    + ERRNO.getOrDefault(errno, "errno " + errno));
-        }
+        Native.check(LibC.get().sched_setaffinity(0, mask.length, mask), "sched_setaffinity", who + ", cpus " + cpus);
     }
 }

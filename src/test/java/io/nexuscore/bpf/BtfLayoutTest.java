@@ -1,5 +1,6 @@
 package io.nexuscore.bpf;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
@@ -84,11 +85,26 @@ class BtfLayoutTest {
 
     @Test
     void everyJavaMirrorMatchesTheObjectsBtf() {
-        for (StructLayout mirror : SharedStructs.ALL) {
+        // Every struct checked and reported, so one drift does not hide another.
+        assertAll(SharedStructs.ALL.stream().map(mirror -> () -> {
             StructLayout compiled = btf.get(mirror.name());
             assertNotNull(compiled, "struct " + mirror.name() + " not in the object's BTF");
             assertEquals(compiled, mirror, "struct " + mirror.name());
+        }));
+    }
+
+    @Test
+    void everyStructOfTheSharedHeaderHasAJavaMirror() throws IOException {
+        // A struct added to nexus_shared.h without a layout in SharedStructs.ALL would go unchecked.
+        Pattern declaration = Pattern.compile("(?m)^struct (\\w+) \\{");
+        Matcher m = declaration.matcher(Files.readString(Path.of("src/main/bpf/nexus_shared.h")));
+        java.util.Set<String> header = new java.util.TreeSet<>();
+        while (m.find()) {
+            header.add(m.group(1));
         }
+        java.util.Set<String> mirrored = new java.util.TreeSet<>();
+        SharedStructs.ALL.forEach(layout -> mirrored.add(layout.name()));
+        assertEquals(header, mirrored, "structs of nexus_shared.h vs SharedStructs.ALL");
     }
 
     @Test

@@ -27,11 +27,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Table-driven BPF_PROG_TEST_RUN of the XDP classifier and the TC chain in the real kernel:
  * crafted frame -> return code, routing_decisions(6) entry and verdict slot, tier_counters delta,
  * and skb->mark of the TC chain run after XDP on the same frame (as on ingress).
- * Expected scores are worked out by hand from the spec (weights 10/15/20/25, thresholds 60/130).
+ * Expected scores are worked out by hand from the spec (weights 10/15/20/25, thresholds 60/130;
+ * PromptEstimate: tokens = ((97 units + 627 others) * 1024 + 2^19) >> 20; a body without a visible
+ * prompt string counts units = length - 64, others = units / 5, and its verdict is blind).
  */
 class ClassifierTestRunTest {
 
     private static final int PORT = 8080;
+    private static final String CHAT_HEAD = "POST /v1/chat/completions HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n\r\n";
     private static final int SECOND_PORT = 18080;
     private static final int XDP_PASS = 2;
     private static final int TC_ACT_OK = 0;
@@ -59,8 +62,11 @@ class ClassifierTestRunTest {
         kernel.tenantPolicy().entries().keySet().forEach(kernel.tenantPolicy()::remove);
     }
 
-    /** Expected verdict: score, tier, body length, and the request line whose hash is stored. */
-    record Expect(int score, Tier tier, long bodyLength, String requestLine) {
+    /** Expected verdict: score, tier, body length, the request line whose hash is stored, blind. */
+    record Expect(int score, Tier tier, long bodyLength, String requestLine, boolean blind) {
+        Expect(int score, Tier tier, long bodyLength, String requestLine) {
+            this(score, tier, bodyLength, requestLine, bodyLength > 0); // no prompt string in these bodies
+        }
     }
 
     record Case(String description, byte[] frame, Optional<Expect> expect) {
@@ -72,6 +78,13 @@ class ClassifierTestRunTest {
 
     static Case verdict(String description, int port, String payload, int score, Tier tier, long body, String line) {
         return new Case(description, Packets.tcp(port, payload), Optional.of(new Expect(score, tier, body, line)));
+    }
+
+    /** A head whose segment holds a prompt string: the estimate counts it (not blind). */
+    static Case prompt(String description, String head, String body, int score, Tier tier, long contentLength) {
+        String line = head.substring(0, head.indexOf('\r'));
+        return new Case(description, Packets.tcp(PORT, head + body),
+                Optional.of(new Expect(score, tier, contentLength, line, false)));
     }
 
     static Case none(String description, byte[] frame) {
@@ -87,10 +100,10 @@ class ClassifierTestRunTest {
                         10, Tier.NANO, 0, "GET /v1/summarize HTTP/1.1"),
                 verdict("keyword ref, Content-Length 400 (body in packet ignored)", PORT,
                         "POST /v1/refine HTTP/1.1\r\nHost: a\r\nContent-Length: 400\r\n\r\n" + "b".repeat(40),
-                        115, Tier.SMALL, 400, "POST /v1/refine HTTP/1.1"),
+                        73 + 15, Tier.SMALL, 400, "POST /v1/refine HTTP/1.1"),
                 verdict("keyword gen, no Content-Length: payload after head", PORT,
                         "POST /generate HTTP/1.1\r\nHost: a\r\n\r\n" + "x".repeat(300),
-                        95, Tier.SMALL, 300, "POST /generate HTTP/1.1"),
+                        51 + 20, Tier.SMALL, 300, "POST /generate HTTP/1.1"),
                 verdict("keyword ana, upper case", PORT, "GET /ANALYZE HTTP/1.1\r\n\r\n",
                         25, Tier.NANO, 0, "GET /ANALYZE HTTP/1.1"),
                 verdict("all keywords, clamped to 255", PORT,
@@ -100,15 +113,15 @@ class ClassifierTestRunTest {
                         "GET / HTTP/1.1\r\nUser-Agent: generator-summary-analysis-ref\r\n\r\n",
                         0, Tier.NANO, 0, "GET / HTTP/1.1"),
                 verdict("lower-case content-length with spaces", PORT,
-                        "POST /x HTTP/1.1\r\ncontent-length: \t 800\r\n\r\n", 200, Tier.LARGE, 800, "POST /x HTTP/1.1"),
+                        "POST /x HTTP/1.1\r\ncontent-length: \t 800\r\n\r\n", 160, Tier.LARGE, 800, "POST /x HTTP/1.1"),
                 verdict("Content-Length after the head is body", PORT,
-                        "POST /x HTTP/1.1\r\nHost: a\r\n\r\nContent-Length: 999\r\n", 5, Tier.NANO, 21, "POST /x HTTP/1.1"),
+                        "POST /x HTTP/1.1\r\nHost: a\r\n\r\nContent-Length: 999\r\n", 0, Tier.NANO, 21, "POST /x HTTP/1.1"),
                 verdict("truncated head: no end, no Content-Length", PORT,
                         "POST /x HTTP/1.1\r\nHost: a\r\nAccept: */*", 0, Tier.NANO, 0, "POST /x HTTP/1.1"),
                 verdict("Content-Length digits cut by the segment end: ignored", PORT,
                         "POST /x HTTP/1.1\r\nContent-Length: 12", 0, Tier.NANO, 0, "POST /x HTTP/1.1"),
                 verdict("Content-Length without digits: ignored", PORT,
-                        "POST /x HTTP/1.1\r\nContent-Length: abc\r\n\r\nxxxx", 1, Tier.NANO, 4, "POST /x HTTP/1.1"),
+                        "POST /x HTTP/1.1\r\nContent-Length: abc\r\n\r\nxxxx", 0, Tier.NANO, 4, "POST /x HTTP/1.1"),
                 verdict("request line over 256 bytes: keyword past the limit ignored", PORT,
                         "GET " + longPath + " HTTP/1.1\r\n\r\n", 0, Tier.NANO, 0, "GET " + longPath + " HTTP/1.1"),
                 verdict("keyword ending at byte 256 counts", PORT,
@@ -118,7 +131,7 @@ class ClassifierTestRunTest {
                 verdict("OPTIONS: seven-letter method", PORT, "OPTIONS /gen HTTP/1.1\r\n\r\n",
                         20, Tier.NANO, 0, "OPTIONS /gen HTTP/1.1"),
                 verdict("bare LF line ends", PORT, "GET /gen HTTP/1.0\nContent-Length: 40\n\n",
-                        30, Tier.NANO, 40, "GET /gen HTTP/1.0"),
+                        20, Tier.NANO, 40, "GET /gen HTTP/1.0"),
                 verdict("Content-Length saturates at 2^40", PORT,
                         "POST /x HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n",
                         255, Tier.LARGE, 1L << 40, "POST /x HTTP/1.1"),
@@ -128,6 +141,18 @@ class ClassifierTestRunTest {
                 verdict("second data-plane port", SECOND_PORT, "GET /ref HTTP/1.1\r\n\r\n", 15, Tier.NANO, 0, "GET /ref HTTP/1.1"),
                 new Case("TCP options (doff 8)", Packets.tcpWithOptions(PORT, 3, "GET /summ HTTP/1.1\r\n\r\n"),
                         Optional.of(new Expect(10, Tier.NANO, 0, "GET /summ HTTP/1.1"))),
+                prompt("chat: the first message's content, 17 characters of which 6 not letters", CHAT_HEAD,
+                        "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi there, 2 cats!\"}]}",
+                        5, Tier.NANO, 72),
+                prompt("prompt with escapes (one unit each) and a keyword in its first bytes",
+                        "POST /v1/completions HTTP/1.1\r\nContent-Length: 46\r\n\r\n",
+                        "{\"prompt\": \"Summarize:\\n\\u00e9t\\u00e9 \\\"ok\\\"\"}", 6 + 10, Tier.NANO, 46),
+                prompt("prompt past the window: the unseen rest counted at the seen mix",
+                        "POST /v1/completions HTTP/1.1\r\nContent-Length: 1100\r\n\r\n",
+                        "{\"prompt\":\"" + "word ".repeat(240), 225, Tier.LARGE, 1100),
+                verdict("content parts (no string): from the length, blind", PORT,
+                        CHAT_HEAD + "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hello\"}]}]}",
+                        1, Tier.NANO, 73, "POST /v1/chat/completions HTTP/1.1"),
                 none("lower-case method", Packets.tcp(PORT, "get / HTTP/1.1\r\n\r\n")),
                 none("method of 8 letters", Packets.tcp(PORT, "PROPFINDX / HTTP/1.1\r\n\r\n")),
                 none("binary payload (TLS hello)", Packets.tcp(PORT, "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc")),
@@ -139,7 +164,7 @@ class ClassifierTestRunTest {
                 new Case("IPv6: keyed by the v6 4-tuple", Packets.ipv6Tcp(PORT, "GET /sum HTTP/1.1\r\n\r\n"),
                 Optional.of(new Expect(10, Tier.NANO, 0, "GET /sum HTTP/1.1"))),
         new Case("IPv6 POST with Content-Length", Packets.ipv6Tcp(PORT, "POST /v1/generate HTTP/1.1\r\nContent-Length: 600\r\n\r\n"),
-                Optional.of(new Expect(170, Tier.LARGE, 600, "POST /v1/generate HTTP/1.1"))),
+                Optional.of(new Expect(116 + 20, Tier.LARGE, 600, "POST /v1/generate HTTP/1.1"))),
         none("IPv6 with an extension header before TCP (not classified)", Packets.ipv6WithHopByHop(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
                 none("IPv4 fragment", Packets.fragment(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
                 none("total length beyond the frame", Packets.lyingTotalLength(PORT, "GET /sum HTTP/1.1\r\n\r\n")));
@@ -165,7 +190,8 @@ class ClassifierTestRunTest {
         FourTuple tuple = Packets.tuple(c.frame());
         assertEquals(Set.of(tuple), entries.keySet(), "one verdict, keyed by the packet's 4-tuple");
         KernelVerdict verdict = entries.get(tuple).verdict();
-        assertEquals(new KernelVerdict(e.score(), e.tier(), e.bodyLength(), Scorer.requestLineHash(line)), verdict);
+        assertEquals(new KernelVerdict(e.score(), e.tier(), KernelVerdict.check(Scorer.requestLineHash(line), e.bodyLength()),
+                e.blind()), verdict);
         assertTrue(verdict.belongsTo(Scorer.requestLineHash(line), e.bodyLength()), "verifies against its own request");
         assertEquals(1, entries.get(tuple).heads(), "first head on the connection");
         assertEquals(Optional.of(verdict), kernel.verdicts().fromSlot(tuple), "the mmap'ed slot holds the same verdict");

@@ -48,12 +48,35 @@ public final class RequestGenerator {
         head.append("Accept: */*").append(eol).append(eol);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.writeBytes(head.toString().getBytes(StandardCharsets.ISO_8859_1));
-        out.writeBytes("b".repeat(body).getBytes(StandardCharsets.ISO_8859_1));
+        out.writeBytes(random.nextInt(3) == 0 ? "b".repeat(body).getBytes(StandardCharsets.ISO_8859_1) : jsonBody(body));
         byte[] payload = out.toByteArray();
         if (random.nextInt(8) == 0) {
             payload = java.util.Arrays.copyOf(payload, random.nextInt(payload.length) + 1); // truncated segment
         }
         return payload.length > 2900 ? java.util.Arrays.copyOf(payload, 2900) : payload;
+    }
+
+    private static final String[] OPENINGS = {"{\"prompt\":\"", "{\"prompt\": \"", "{\"prompt\" :\t\"",
+        "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"",
+        "{\"messages\":[{\"role\":\"system\",\"content\": \"", "{\"messages\":[{\"content\":[{\"type\":\"text\",\"text\":\"",
+        "{\"prompt\":null,\"x\":\"", "{\"prompt\"", "{\"content\"::\"", "{\"promptx\":\""};
+    private static final String[] PIECES = {"the ", "Summarize ", "refine", "GENERAL ", "banana", "42", "3.14 ", ", ",
+        "!", "\\n", "\\\"", "\\\\", "\\u00e9", "\\u2019s ", "\u00e9t\u00e9 ", "\u4e2d\u6587", "  ", "\t", "x_y", "{}[]"};
+
+    /** A JSON body (UTF-8) of about {@code length} bytes: a prompt string in one of many shapes. */
+    private byte[] jsonBody(int length) {
+        StringBuilder b = new StringBuilder(OPENINGS[random.nextInt(OPENINGS.length)]);
+        while (b.length() < length) {
+            b.append(PIECES[random.nextInt(PIECES.length)]);
+        }
+        switch (random.nextInt(4)) {
+            case 0 -> b.append("\"}");
+            case 1 -> b.append("\"}]}");
+            case 2 -> b.append("\"},{\"role\":\"user\",\"content\":\"").append("more words ".repeat(random.nextInt(20)))
+                    .append("\"}],\"model\":\"gpt\"}");
+            default -> { } // unterminated: the segment ends inside the string
+        }
+        return b.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private String path() {

@@ -64,13 +64,14 @@ class VerdictSlotsTest {
         }
     }
 
-    /** POST /cN with Content-Length body: score body/4 (no keyword), a distinct check per N. */
+    /** POST /cN with Content-Length body and no body bytes: scored from the length (blind), a distinct check per N. */
     private static Connection connection(int clientPort, int n, int body) {
         String line = "POST /c" + n + " HTTP/1.1";
-        int score = Math.min(255, body >> 2);
+        byte[] lineBytes = line.getBytes(StandardCharsets.ISO_8859_1);
+        int score = new Scorer(KernelTestSupport.DEFAULT_SCORING.weights()).score(lineBytes, body);
         Tier tier = score <= 60 ? Tier.NANO : score <= 130 ? Tier.SMALL : Tier.LARGE;
         return new Connection(clientPort, line + "\r\nContent-Length: " + body + "\r\n\r\n",
-                new KernelVerdict(score, tier, body, Scorer.requestLineHash(line.getBytes(StandardCharsets.ISO_8859_1))));
+                new KernelVerdict(score, tier, KernelVerdict.check(Scorer.requestLineHash(lineBytes), body), body > 0));
     }
 
     /** {@code count} client ports whose 4-tuples share one IPv4 slot, found with Java's slot hash. */
@@ -124,8 +125,9 @@ class VerdictSlotsTest {
         byte[] frame = Packets.ipv6Tcp(PORT, "POST /v1/refine HTTP/1.1\r\nContent-Length: 200\r\n\r\n");
         kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame, null, 1);
         FourTuple tuple = Packets.tuple(frame);
-        KernelVerdict expected = new KernelVerdict(65, Tier.SMALL, 200,
-                Scorer.requestLineHash("POST /v1/refine HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1)));
+        // No body in the segment: 29 tokens from the length (200 - 64 units), + 15 for "ref"; blind.
+        KernelVerdict expected = new KernelVerdict(44, Tier.NANO, KernelVerdict.check(
+                Scorer.requestLineHash("POST /v1/refine HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1)), 200), true);
         assertEquals(Optional.of(expected), kernel.verdicts().fromSlot(tuple));
         assertEquals(Optional.of(expected), kernel.verdicts().fromMap(tuple));
         FourTuple sameNumbersAsIpv4 = new FourTuple(SharedStructs.inet4(Packets.CLIENT), Packets.CLIENT_PORT,

@@ -21,7 +21,8 @@ class RequestHeadParserTest {
         assertEquals(400, head.bodyLength());
         assertTrue(head.contentLengthPresent());
         assertArrayEquals("POST /sum HTTP/1.1".getBytes(StandardCharsets.US_ASCII), head.requestLine());
-        assertEquals(110, head.score(new Scorer(ScoreWeights.DEFAULT)));
+        assertEquals(73 + 10, head.score(new Scorer(ScoreWeights.DEFAULT)), "no prompt string: 73 tokens from the length");
+        assertTrue(head.estimate().blind());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.RouterRuntime;
+import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ScoreWeights;
 import io.nexuscore.classify.Thresholds;
@@ -80,15 +81,22 @@ final class RouterFixture {
         return RouterRuntime.start(RouterConfig.fromJson(config), events);
     }
 
-    /** A chat body whose content is {@code size} repetitions of 'x'. */
+    /** A chat body whose content is {@code size} characters of words ("word word wo..."): ~0.22 tokens each. */
     static JsonObject chat(int size) {
         return new JsonObject().put("model", "whatever").put("messages", new JsonArray()
-                .add(new JsonObject().put("role", "user").put("content", "x".repeat(size))));
+                .add(new JsonObject().put("role", "user").put("content", words(size))));
     }
 
+    /** {@code size} characters of "word word ...". */
+    static String words(int size) {
+        return "word ".repeat(size / 5 + 1).substring(0, size);
+    }
+
+    /** The score of a request whose whole body the scorer sees (head and body well under 1024 bytes). */
     static int expectedScore(String method, String path, Buffer body) {
         byte[] line = (method + " " + path + " HTTP/1.1").getBytes(StandardCharsets.ISO_8859_1);
-        return SCORER.score(line, body.length());
+        byte[] bytes = body.getBytes();
+        return SCORER.score(line, PromptEstimate.scan(bytes, 0, bytes.length, bytes.length));
     }
 
     static Tier expectedTier(String method, String path, Buffer body) {

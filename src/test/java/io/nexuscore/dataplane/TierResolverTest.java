@@ -7,6 +7,7 @@ import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.VerdictSource;
@@ -20,6 +21,10 @@ class TierResolverTest {
 
     private static final byte[] LINE = "POST /v1/tasks/summarize HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1);
     private static final FourTuple TUPLE = tuple();
+    /** A 100-byte body the scorer saw nothing of: 8 tokens from its length, plus "sum" in the line. */
+    private static final PromptEstimate EST = PromptEstimate.fromLength(100);
+    private static final int JAVA_SCORE = RouterFixture.SCORER.score(LINE, EST);
+    private static final int Q4 = EST.estimateQ4();
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final DataPlaneMetrics metrics = new DataPlaneMetrics(registry);
@@ -35,16 +40,16 @@ class TierResolverTest {
 
     @Test
     void userSpaceModeScoresInJavaAndCountsNoFallback() {
-        Resolution r = resolver(VerdictSource.NONE).resolve(LINE, 100, connection(Optional.empty()));
-        assertEquals(new Resolution(Tier.NANO, 25 + 10, RouteSource.USER, RouterFixture.THRESHOLDS, 0), r);
+        Resolution r = resolver(VerdictSource.NONE).resolve(LINE, 100, EST, connection(Optional.empty()));
+        assertEquals(new Resolution(Tier.NANO, JAVA_SCORE, RouteSource.USER, RouterFixture.THRESHOLDS, Q4), r);
         assertEquals(0, registry.find("nexus_verdict_fallbacks").counters().size());
     }
 
     @Test
     void verifiedKernelVerdictDecidesAndADifferentJavaScoreCountsADisagreement() {
         KernelVerdict verdict = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash(LINE));
-        Resolution r = resolver(c -> Optional.of(verdict)).resolve(LINE, 100, connection(Optional.empty()));
-        assertEquals(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS, 0), r);
+        Resolution r = resolver(c -> Optional.of(verdict)).resolve(LINE, 100, EST, connection(Optional.empty()));
+        assertEquals(new Resolution(Tier.LARGE, 200, RouteSource.KERNEL, RouterFixture.THRESHOLDS, Q4), r);
         assertEquals(1, registry.get("nexus_kernel_user_disagreements").counter().count());
     }
 
@@ -55,17 +60,17 @@ class TierResolverTest {
         InMemoryThresholdStore thresholds = new InMemoryThresholdStore(RouterFixture.THRESHOLDS);
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, thresholds, c -> Optional.of(verdict),
                 ReadCost.SYSCALL, metrics);
-        assertEquals(Tier.SMALL, resolver.resolve(LINE, 100, connection(Optional.empty())).tier());
+        assertEquals(Tier.SMALL, resolver.resolve(LINE, 100, EST, connection(Optional.empty())).tier());
         thresholds.write(new io.nexuscore.classify.Thresholds(60, 90));
-        assertEquals(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, new io.nexuscore.classify.Thresholds(60, 90), 0),
-                resolver.resolve(LINE, 100, connection(Optional.empty())));
+        assertEquals(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, new io.nexuscore.classify.Thresholds(60, 90), Q4),
+                resolver.resolve(LINE, 100, EST, connection(Optional.empty())));
     }
 
     @Test
     void agreeingKernelVerdictCountsNoDisagreement() {
-        int score = RouterFixture.SCORER.score(LINE, 100);
+        int score = JAVA_SCORE;
         KernelVerdict verdict = new KernelVerdict(score, Tier.NANO, 100, Scorer.requestLineHash(LINE));
-        assertEquals(RouteSource.KERNEL, resolver(c -> Optional.of(verdict)).resolve(LINE, 100,
+        assertEquals(RouteSource.KERNEL, resolver(c -> Optional.of(verdict)).resolve(LINE, 100, EST,
                 connection(Optional.empty())).source());
         assertEquals(0, registry.get("nexus_kernel_user_disagreements").counter().count());
     }
@@ -76,24 +81,41 @@ class TierResolverTest {
         KernelVerdict otherBody = new KernelVerdict(200, Tier.LARGE, 900, Scorer.requestLineHash(LINE));
         KernelVerdict otherLine = new KernelVerdict(200, Tier.LARGE, 100, Scorer.requestLineHash("GET / HTTP/1.1".getBytes()));
         for (KernelVerdict stale : new KernelVerdict[] {otherBody, otherLine}) {
-            Resolution r = resolver(c -> Optional.of(stale)).resolve(LINE, 100, connection(Optional.empty()));
-            assertEquals(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS, 0), r);
+            Resolution r = resolver(c -> Optional.of(stale)).resolve(LINE, 100, EST, connection(Optional.empty()));
+            assertEquals(new Resolution(Tier.NANO, JAVA_SCORE, RouteSource.USER, RouterFixture.THRESHOLDS, Q4), r);
         }
         assertEquals(2, registry.get("nexus_verdict_fallbacks").tag("reason", "stale").counter().count());
     }
 
+    /** The head's segment held no prompt string: the Java twin, which has the body, decides. */
+    @Test
+    void blindKernelVerdictLeavesTheDecisionToTheJavaScorer() {
+        KernelVerdict blind = new KernelVerdict(200, Tier.LARGE, KernelVerdict.check(Scorer.requestLineHash(LINE), 100), true);
+        PromptEstimate seen = PromptEstimate.scan("{\"prompt\":\"hi\"}".getBytes(StandardCharsets.UTF_8), 0, 15, 15);
+        int javaScore = RouterFixture.SCORER.score(LINE, seen);
+        for (TierResolver resolver : new TierResolver[] {resolver(c -> Optional.of(blind)),
+                resolver(withSlot(Optional.of(blind), Optional.empty()))}) {
+            Resolution r = resolver.resolveWithoutSyscall(LINE, 100, seen, connection(Optional.empty()))
+                    .orElseGet(() -> resolver.resolve(LINE, 100, seen, connection(Optional.empty())));
+            assertEquals(new Resolution(Tier.NANO, javaScore, RouteSource.USER, RouterFixture.THRESHOLDS,
+                    seen.estimateQ4()), r);
+        }
+        assertEquals(2, registry.get("nexus_verdict_fallbacks").tag("reason", "blind").counter().count());
+        assertEquals(0, registry.get("nexus_kernel_user_disagreements").counter().count());
+    }
+
     @Test
     void missingVerdictFallsBackAndIsCounted() {
-        resolver(c -> Optional.empty()).resolve(LINE, 100, connection(Optional.empty()));
+        resolver(c -> Optional.empty()).resolve(LINE, 100, EST, connection(Optional.empty()));
         assertEquals(1, registry.get("nexus_verdict_fallbacks").tag("reason", "missing").counter().count());
     }
 
     @Test
     void tenantFloorRaisesButNeverLowers() {
         TierResolver resolver = resolver(VerdictSource.NONE);
-        assertEquals(Tier.SMALL, resolver.resolve(LINE, 100, connection(Optional.of(Tier.SMALL))).tier());
-        assertEquals(Tier.LARGE, resolver.resolve(LINE, 1000, connection(Optional.of(Tier.SMALL))).tier());
-        assertEquals(35, resolver.resolve(LINE, 100, connection(Optional.of(Tier.LARGE))).score(),
+        assertEquals(Tier.SMALL, resolver.resolve(LINE, 100, EST, connection(Optional.of(Tier.SMALL))).tier());
+        assertEquals(Tier.LARGE, resolver.resolve(LINE, 1000, PromptEstimate.fromLength(1000), connection(Optional.of(Tier.SMALL))).tier());
+        assertEquals(JAVA_SCORE, resolver.resolve(LINE, 100, EST, connection(Optional.of(Tier.LARGE))).score(),
                 "the floor changes the tier, not the score");
     }
 
@@ -116,10 +138,10 @@ class TierResolverTest {
     void kernelVerdictInItsSlotResolvesWithoutASyscallAndKeepsTheFloor() {
         KernelVerdict verdict = new KernelVerdict(100, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
         TierResolver resolver = resolver(withSlot(Optional.of(verdict), Optional.empty()));
-        assertEquals(Optional.of(new Resolution(Tier.SMALL, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS, 0)),
-                resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
-        assertEquals(Optional.of(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS, 0)),
-                resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.of(Tier.LARGE))));
+        assertEquals(Optional.of(new Resolution(Tier.SMALL, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS, Q4)),
+                resolver.resolveWithoutSyscall(LINE, 100, EST, connection(Optional.empty())));
+        assertEquals(Optional.of(new Resolution(Tier.LARGE, 100, RouteSource.KERNEL, RouterFixture.THRESHOLDS, Q4)),
+                resolver.resolveWithoutSyscall(LINE, 100, EST, connection(Optional.of(Tier.LARGE))));
         assertEquals(2, registry.get("nexus_kernel_user_disagreements").counter().count(),
                 "the slot path counts disagreements as the map path does");
     }
@@ -131,8 +153,8 @@ class TierResolverTest {
         KernelVerdict fresh = new KernelVerdict(200, Tier.SMALL, 100, Scorer.requestLineHash(LINE));
         for (Optional<KernelVerdict> slot : java.util.List.of(Optional.<KernelVerdict>empty(), Optional.of(stale))) {
             TierResolver resolver = resolver(withSlot(slot, Optional.of(fresh)));
-            assertEquals(Optional.empty(), resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
-            assertEquals(RouteSource.KERNEL, resolver.resolve(LINE, 100, connection(Optional.empty())).source());
+            assertEquals(Optional.empty(), resolver.resolveWithoutSyscall(LINE, 100, EST, connection(Optional.empty())));
+            assertEquals(RouteSource.KERNEL, resolver.resolve(LINE, 100, EST, connection(Optional.empty())).source());
         }
     }
 
@@ -154,14 +176,14 @@ class TierResolverTest {
         };
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, syscallStore, () -> RouterFixture.THRESHOLDS,
                 withSlot(Optional.of(verdict), Optional.empty()), ReadCost.SYSCALL, metrics);
-        assertEquals(RouterFixture.THRESHOLDS, resolver.resolveWithoutSyscall(LINE, 100, connection(Optional.empty()))
+        assertEquals(RouterFixture.THRESHOLDS, resolver.resolveWithoutSyscall(LINE, 100, EST, connection(Optional.empty()))
                 .orElseThrow().thresholds());
     }
 
     @Test
     void userSpaceModeAlwaysResolvesWithoutASyscall() {
-        assertEquals(Optional.of(new Resolution(Tier.NANO, 35, RouteSource.USER, RouterFixture.THRESHOLDS, 0)),
-                resolver(VerdictSource.NONE).resolveWithoutSyscall(LINE, 100, connection(Optional.empty())));
+        assertEquals(Optional.of(new Resolution(Tier.NANO, JAVA_SCORE, RouteSource.USER, RouterFixture.THRESHOLDS, Q4)),
+                resolver(VerdictSource.NONE).resolveWithoutSyscall(LINE, 100, EST, connection(Optional.empty())));
     }
 
     private static FourTuple tuple() {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.RouterRuntime;
 import io.nexuscore.classify.ScoreWeights;
+import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
@@ -54,10 +55,14 @@ abstract class RequestSuite {
             return new JsonObject().put("prompt", String.join(" ", java.util.Collections.nCopies(words, "word"))).encode();
         }
 
-        /** The Java scorer's score for the request curl sends (the kernel must agree in kernel mode). */
+        /**
+         * The Java scorer's score for the request curl sends (the kernel must agree in kernel mode): the
+         * whole body fits in the head's segment, so the estimate sees all of it.
+         */
         int score() {
             byte[] line = ("POST " + path() + " HTTP/1.1").getBytes(StandardCharsets.ISO_8859_1);
-            return SCORER.score(line, body().getBytes(StandardCharsets.UTF_8).length);
+            byte[] body = body().getBytes(StandardCharsets.UTF_8);
+            return SCORER.score(line, PromptEstimate.scan(body, 0, body.length, body.length));
         }
 
         Curl.Request request() {
@@ -70,10 +75,10 @@ abstract class RequestSuite {
         }
     }
 
-    // Scores: the router's estimate from the body length / the guest's from the cl100k count.
-    static final Case NANO = new Case("echo", 8, Tier.NANO);            // 51 B body: 12 / 8
-    static final Case SMALL = new Case("summarize", 60, Tier.SMALL);    // 311 B: 77 + 10 (sum) = 87 / 60 + 10 = 70
-    static final Case LARGE = new Case("analyze", 200, Tier.LARGE);     // 1011 B: 252 + 25 (ana), capped at 255 / 225
+    // Scores: the router's estimate (N words: 5N - 1 characters, N - 1 spaces) / the guest's cl100k count.
+    static final Case NANO = new Case("echo", 8, Tier.NANO);            // 8 / 8
+    static final Case SMALL = new Case("summarize", 60, Tier.SMALL);    // 64 + 10 (sum) = 74 / 60 + 10 = 70
+    static final Case LARGE = new Case("analyze", 150, Tier.LARGE);     // 162 + 25 (ana) = 187 / 150 + 25 = 175
 
     static Stream<Case> cases() {
         return Stream.of(NANO, SMALL, LARGE);
@@ -142,7 +147,7 @@ abstract class RequestSuite {
         ControlClient.Response patched = control().send("PATCH", "/thresholds", new JsonObject().put("nano_max", 100));
         assertEquals(200, patched.status(), patched.body());
         assertEquals(new JsonObject().put("nano_max", 100).put("small_max", 130).put("valid", true), patched.json());
-        // Score 87 is now at or below nano_max: the very next request is nano, and the guest, judging
+        // Score 74 is now at or below nano_max: the very next request is nano, and the guest, judging
         // its true score 70 against the same thresholds, agrees.
         assertServedAs(SMALL, Tier.NANO, Tier.NANO, dataPlane().post(SMALL.path(), SMALL.body()));
     }

@@ -1,0 +1,58 @@
+package io.nexuscore.tenants;
+
+import static io.nexuscore.bpf.SharedStructs.TENANT_FLOOR;
+import static io.nexuscore.bpf.SharedStructs.TENANT_KEY;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.nexuscore.bpf.SharedStructs;
+import io.nexuscore.classify.Tier;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The tenant_policy key and value as {@link TenantPolicyMap} encodes them, against the layouts
+ * BtfLayoutTest checks ({@code SharedStructs.TENANT_KEY}, {@code TENANT_FLOOR}) and the byte order
+ * nexus_shared.h documents: prefixlen host order, addr network order, pad zero.
+ */
+class TenantPolicyCodecTest {
+
+    private static final byte[] ADDRESS = {(byte) 192, 0, 2, 0};
+
+    @Test
+    void keyPutsPrefixLengthInHostOrderAndAddressInNetworkOrderAtTheLayoutsOffsets() {
+        byte[] key = TenantPolicyMap.key(SharedStructs.inet4(ADDRESS), 24);
+
+        assertEquals(TENANT_KEY.size(), key.length);
+        ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(24, b.getInt(TENANT_KEY.offset("prefixlen")));
+        byte[] address = new byte[4];
+        b.get(TENANT_KEY.offset("addr"), address);
+        assertArrayEquals(ADDRESS, address);
+    }
+
+    @Test
+    void keyDecodesBackToThePrefix() {
+        TenantPolicyMap.Prefix prefix = new TenantPolicyMap.Prefix(SharedStructs.inet4(ADDRESS), 24);
+        assertEquals(prefix, TenantPolicyMap.decodeKey(TenantPolicyMap.key(prefix.address(), prefix.length())));
+    }
+
+    @Test
+    void valueHoldsTheFloorsWireValueAndZeroPad() {
+        for (Tier floor : Tier.values()) {
+            byte[] value = TenantPolicyMap.value(floor);
+            assertEquals(TENANT_FLOOR.size(), value.length);
+            byte[] expected = new byte[TENANT_FLOOR.size()];
+            expected[TENANT_FLOOR.offset("tier_floor")] = (byte) floor.wire();
+            assertArrayEquals(expected, value, floor.label());
+            assertEquals(floor, TenantPolicyMap.decodeValue(value));
+        }
+    }
+
+    @Test
+    void prefixLengthOutsideZeroToThirtyTwoIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> TenantPolicyMap.key(SharedStructs.inet4(ADDRESS), 33));
+    }
+}
