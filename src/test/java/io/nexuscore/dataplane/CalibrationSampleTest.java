@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nexuscore.adapt.LatencyRecorder;
@@ -64,7 +65,8 @@ class CalibrationSampleTest {
         RouterConfig config = RouterConfig.fromJson(RouterFixture.config(LocalOpenAiServer.start(vertx).await()));
         Sample guest = sample(vertx, config, true);
         assertEquals(Tier.NANO, guest.tier());
-        assertEquals(GUEST_TOKENS, guest.trueTokens(), "a guest's count is a sample (with the resolution's estimate)");
+        assertEquals(GUEST_TOKENS, guest.trueTokens(), "a guest's count is a sample");
+        assertTrue(guest.estimateQ4() > 0, "with the resolution's unit-gain estimate: " + guest);
         assertEquals(new Sample(Tier.NANO, 0, 0), sample(vertx, config, false), "an upstream's is not");
     }
 
