@@ -36,12 +36,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * from jtokkit plus the scorer's keyword bonus (re-implemented here), against the thresholds in force
  * (GET /thresholds). Prints per corpus the strict, banded and gross misroute rates, the confusion
  * matrix, and how often the router's observed tier (X-NX-Tier, the guest's verdict) and token count
- * (X-NX-Tokens) equal that truth.
+ * (X-NX-Tokens) equal that truth, and how many requests the kernel verdict decided (X-NX-Route-Source).
+ * <p>
+ * Two clients: {@code one-write} (default) writes each request's head and body with one write() on a
+ * fresh connection, as curl and wrk do, so the body shares the head's segment and the kernel
+ * estimate decides; {@code jdk} is java.net.http.HttpClient, which writes the body after the head
+ * (its own segment), so the kernel verdict is blind and the data plane's Java twin decides.
  *
  * <pre>
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
- *     [--concurrency 4] [--limit 0]
+ *     [--concurrency 4] [--limit 0] [--client one-write|jdk]
  * </pre>
  * Each corpus line is a JSON object with a string {@code prompt}. Loopback only. Exit code 0 when
  * every prompt was answered, 1 otherwise.
@@ -66,14 +71,16 @@ public final class RoutingEval {
         long observedAgrees;
         long tokensAgree;
         long routerStrict;
+        long kernelDecided;
 
         Tally(String name) {
             this.name = name;
         }
 
         synchronized void add(Tier assigned, Tier truth, int trueScore, Tier observed, int routerTokens, int trueTokens,
-                              String routerMisroute, Thresholds thresholds, double band) {
+                              String routerMisroute, String routeSource, Thresholds thresholds, double band) {
             prompts++;
+            kernelDecided += "kernel".equals(routeSource) ? 1 : 0;
             confusion[assigned.wire()][truth.wire()]++;
             Misroute m = Misroute.judge(assigned, truth, trueScore, thresholds, band);
             strict += m.strict() ? 1 : 0;
@@ -107,6 +114,7 @@ public final class RoutingEval {
         double band = a.intValue("band-percent", 20) / 100.0;
         int concurrency = a.intValue("concurrency", 4);
         int limit = a.intValue("limit", 0);
+        boolean oneWrite = !"jdk".equals(a.value("client", "one-write"));
         Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
         ScoreWeights weights = ScoreWeights.DEFAULT;
 
@@ -117,6 +125,8 @@ public final class RoutingEval {
         System.out.printf(Locale.ROOT, "routing-eval: %s, thresholds nano_max %d small_max %d, band %.0f %%,"
                         + " truth = jtokkit cl100k_base + keyword bonus (first %d bytes)%n",
                 url, before.nanoMax(), before.smallMax(), band * 100, AssessmentPolicy.KEYWORD_SCAN_BYTES);
+        System.out.println("client: " + (oneWrite ? "one-write (head and body in one segment)"
+                : "jdk HttpClient (body in its own segment)"));
 
         List<Tally> tallies = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
@@ -126,7 +136,8 @@ public final class RoutingEval {
                 tallies.add(tally);
                 List<Future<?>> sent = new ArrayList<>();
                 for (String prompt : corpus.getValue()) {
-                    sent.add(pool.submit(() -> evaluate(http, url, prompt, before, weights, band, tally)));
+                    sent.add(pool.submit(() -> evaluate(oneWrite ? OneWriteClient::post : jdkPost(http), url, prompt,
+                            before, weights, band, tally)));
                 }
                 for (Future<?> f : sent) {
                     f.get();
@@ -145,28 +156,45 @@ public final class RoutingEval {
         System.exit(tallies.stream().allMatch(t -> t.errors.get() == 0) ? 0 : 1);
     }
 
-    private static void evaluate(HttpClient http, URI url, String prompt, Thresholds thresholds, ScoreWeights weights,
+    /** Posts a JSON body to a path; answers the status and the response headers (names lower-cased). */
+    @FunctionalInterface
+    interface Poster {
+        OneWriteClient.Answer post(URI url, String path, String json) throws IOException, InterruptedException;
+    }
+
+    private static Poster jdkPost(HttpClient http) {
+        return (url, path, json) -> {
+            HttpRequest request = HttpRequest.newBuilder(url.resolve(path))
+                    .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(json)).build();
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            Map<String, String> headers = new java.util.HashMap<>();
+            response.headers().map().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), v.get(0)));
+            return new OneWriteClient.Answer(response.statusCode(), headers);
+        };
+    }
+
+    private static void evaluate(Poster poster, URI url, String prompt, Thresholds thresholds, ScoreWeights weights,
                                  double band, Tally tally) {
         String body = new JsonObject().put("model", "nexus").put("max_tokens", 16)
                 .put("messages", List.of(new JsonObject().put("role", "user").put("content", prompt))).encode();
-        HttpRequest request = HttpRequest.newBuilder(url.resolve("/v1/chat/completions"))
-                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         try {
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            String assigned = response.headers().firstValue("X-NX-Assigned-Tier").orElse(null);
-            String observed = response.headers().firstValue("X-NX-Tier").orElse(null);
-            if (response.statusCode() != 200 || assigned == null || observed == null) {
+            OneWriteClient.Answer response = poster.post(url, "/v1/chat/completions", body);
+            String assigned = response.header("x-nx-assigned-tier");
+            String observed = response.header("x-nx-tier");
+            if (response.status() != 200 || assigned == null || observed == null) {
                 tally.errors.incrementAndGet();
-                System.err.println("HTTP " + response.statusCode() + " (assigned " + assigned + ", observed " + observed
+                System.err.println("HTTP " + response.status() + " (assigned " + assigned + ", observed " + observed
                         + ") for: " + abbreviate(prompt));
                 return;
             }
             int tokens = CL100K.countTokensOrdinary(prompt);
             int score = trueScore(prompt, tokens, weights);
-            int routerTokens = Integer.parseInt(response.headers().firstValue("X-NX-Tokens").orElse("-1"));
+            String routerTokens = response.header("x-nx-tokens");
             tally.add(Tier.fromLabel(assigned), thresholds.tierFor(score), score, Tier.fromLabel(observed),
-                    routerTokens, tokens, response.headers().firstValue("X-NX-Misroute").orElse(""), thresholds, band);
+                    routerTokens == null ? -1 : Integer.parseInt(routerTokens), tokens,
+                    java.util.Objects.requireNonNullElse(response.header("x-nx-misroute"), ""),
+                    response.header("x-nx-route-source"), thresholds, band);
         } catch (IOException e) {
             tally.errors.incrementAndGet();
             System.err.println(e + " for: " + abbreviate(prompt));
@@ -177,13 +205,13 @@ public final class RoutingEval {
     }
 
     private static void print(List<Tally> tallies) {
-        System.out.printf(Locale.ROOT, "%-22s %7s %6s %8s %8s %8s %15s %13s %14s%n", "corpus", "prompts", "errors",
-                "strict", "banded", "gross", "observed=truth", "tokens=truth", "router strict");
+        System.out.printf(Locale.ROOT, "%-22s %7s %6s %8s %8s %8s %15s %13s %14s %15s%n", "corpus", "prompts", "errors",
+                "strict", "banded", "gross", "observed=truth", "tokens=truth", "router strict", "kernel decided");
         for (Tally t : tallies) {
-            System.out.printf(Locale.ROOT, "%-22s %7d %6d %7.2f%% %7.2f%% %7.2f%% %14.2f%% %12.2f%% %13.2f%%%n",
+            System.out.printf(Locale.ROOT, "%-22s %7d %6d %7.2f%% %7.2f%% %7.2f%% %14.2f%% %12.2f%% %13.2f%% %14.2f%%%n",
                     t.name, t.prompts, t.errors.get(), pct(t.strict, t.prompts), pct(t.banded, t.prompts),
                     pct(t.gross, t.prompts), pct(t.observedAgrees, t.prompts), pct(t.tokensAgree, t.prompts),
-                    pct(t.routerStrict, t.prompts));
+                    pct(t.routerStrict, t.prompts), pct(t.kernelDecided, t.prompts));
         }
         for (Tally t : tallies) {
             System.out.printf(Locale.ROOT, "%n%s: confusion (rows: assigned tier, columns: true tier)%n", t.name);
