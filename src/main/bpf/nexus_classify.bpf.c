@@ -139,8 +139,11 @@ enum { KW_BIT_SUM = 1, KW_BIT_REF = 2, KW_BIT_GEN = 4, KW_BIT_ANA = 8 };
 
 /* scan_state.escape right after a '\\' (then 4 more for "\\uXXXX", else none). */
 #define ESCAPE_STARTED 5
-/* Characters counted at most (the estimate saturates far above 255 tokens). */
-#define PROMPT_UNITS_MAX (1u << 24)
+/* Unseen bytes counted at most, and the estimate's cap (both far above 255 tokens). */
+#define PROMPT_EXTRA_MAX (1ull << 24)
+#define PROMPT_Q10_MAX (1ull << 40)
+/* Character classes of the prompt scan. */
+enum { CLS_LETTER, CLS_DIGIT, CLS_BLANK, CLS_BREAK, CLS_PUNCT };
 
 /* Bytes scanned per bpf_loop iteration: state stays in registers within a chunk. */
 #define CHUNK 8
@@ -168,11 +171,20 @@ struct scan_state {
 	/* Phase 3 and 4: the prompt string in the body (PromptEstimate's javadoc has the rules). */
 	__u32 prompt_from;   /* index just past the prompt string's opening quote; 0 = none found */
 	__u32 prompt_end;    /* index of its closing quote; 0 while not seen */
-	__u32 units;         /* characters scanned, an escape counting one */
-	__u32 others;        /* of which not ASCII letters */
 	__u32 raw;           /* bytes scanned */
-	__u32 escape;        /* bytes of an escape still to skip */
+	__u32 escape;        /* ESCAPE_STARTED after a '\\'; 4..1: hex digits of "\\u" to come */
+	__u32 hex_a;         /* the first of those */
 	__u32 kw_window;     /* last three prompt bytes, lower-cased (keyword scan) */
+	__u32 prev;          /* class (CLS_*) of the last character, and of the one before */
+	__u32 prev2;
+	/* features (PromptEstimate.Features) */
+	__u32 words;
+	__u32 second_blanks;
+	__u32 punct_runs;
+	__u32 digit_runs;
+	__u32 letters;
+	__u32 lead2;
+	__u32 lead3;
 	__u32 pad;
 };
 
@@ -511,19 +523,133 @@ static __always_inline __u32 prompt_string_start(const struct head_buf *hb, __u3
 	return 0;
 }
 
-/* ASCII letters in a word: per byte, (b | 0x20) in 'a'..'z', bytes >= 0x80 excluded. */
-static __always_inline __u32 letters_in(__u64 word)
+/* Per byte of a word, bit 7 set where the byte is in [lo, hi] (7-bit bytes only: mask the result). */
+static __always_inline __u64 in_range(__u64 low7, __u8 lo, __u8 hi)
 {
-	__u64 low7 = (word | LOWER) & ~HIGHS;
-	__u64 at_least_a = low7 + ONES * (0x80 - 'a');
-	__u64 past_z = low7 + ONES * (0x80 - 'z' - 1);
-	__u64 mask = at_least_a & ~past_z & ~word & HIGHS;
-	return ((mask >> 7) * ONES) >> 56;
+	return (low7 + ONES * (0x80 - lo)) & ~(low7 + ONES * (0x80 - hi - 1)) & HIGHS;
+}
+
+/* Per byte, bit 7 set where the byte equals b (exact, no false positives). */
+static __always_inline __u64 eq_mask(__u64 word, __u8 b)
+{
+	__u64 x = word ^ (ONES * b);
+	return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
+}
+
+/* Number of bytes with bit 7 set in a mask of bit-7 flags. */
+static __always_inline __u32 pop_highs(__u64 m)
+{
+	return ((m >> 7) * ONES) >> 56;
+}
+
+static __always_inline __u64 carry_if(bool b)
+{
+	return b ? 0x80 : 0;
+}
+
+/* The class of byte j of a word from the class masks (blank, digit, letter; else punctuation). */
+static __always_inline __u32 class_at(__u64 letters, __u64 digits, __u64 blanks, __u32 j)
+{
+	__u64 bit = 0x80ull << (j * 8);
+
+	return letters & bit ? CLS_LETTER : digits & bit ? CLS_DIGIT : blanks & bit ? CLS_BLANK : CLS_PUNCT;
+}
+
+/* One character of class cls after the ones in s->prev, s->prev2 (PromptEstimate.Features.unit). */
+static __always_inline void count_unit(struct scan_state *s, __u32 cls)
+{
+	if (cls == CLS_LETTER) {
+		s->letters++;
+		if (s->prev != CLS_LETTER)
+			s->words++;
+	} else if (cls == CLS_DIGIT) {
+		if (s->prev != CLS_DIGIT)
+			s->digit_runs++;
+	} else if (cls == CLS_PUNCT) {
+		if (s->prev != CLS_PUNCT)
+			s->punct_runs++;
+	} else if (cls == CLS_BLANK) {
+		if (s->prev == CLS_BLANK && s->prev2 != CLS_BLANK)
+			s->second_blanks++;
+	}
+	s->prev2 = s->prev;
+	s->prev = cls;
+}
+
+/* One raw byte of the prompt string, outside the closing quote (PromptEstimate.Features.add). */
+static __always_inline void count_byte(struct scan_state *s, __u8 c)
+{
+	__u32 escape = s->escape;
+
+	if (escape == ESCAPE_STARTED) {
+		if (c == 'u') {
+			count_unit(s, CLS_LETTER);
+			s->escape = 4;
+		} else {
+			count_unit(s, c == 'n' || c == 'r' ? CLS_BREAK : c == 't' ? CLS_BLANK : CLS_PUNCT);
+			s->escape = 0;
+		}
+	} else if (escape == 4) {
+		s->hex_a = c;
+		s->escape = 3;
+	} else if (escape == 3) {
+		if (s->hex_a == '0' && c >= '0' && c <= '7') { /* below U+0800: two UTF-8 bytes */
+			s->lead2++;
+			s->letters += 1;
+		} else {
+			s->lead3++;
+			s->letters += 2;
+		}
+		s->escape = 2;
+	} else if (escape) {
+		s->escape = escape - 1;
+	} else if (c == '\\') {
+		s->escape = ESCAPE_STARTED;
+	} else if (c >= 0x80) {
+		count_unit(s, CLS_LETTER);
+		if (c >= 0xe0)
+			s->lead3++;
+		else if (c >= 0xc0)
+			s->lead2++;
+	} else {
+		__u8 lower = c | 0x20;
+		count_unit(s, lower >= 'a' && lower <= 'z' ? CLS_LETTER :
+			      c >= '0' && c <= '9' ? CLS_DIGIT : c == ' ' ? CLS_BLANK : CLS_PUNCT);
+	}
 }
 
 /*
- * Phase 4, chunk k of the prompt string: characters and non-letters up to the closing quote, an
- * escape ("\\n", "\\u2019") counting as one non-letter; keywords over its first KEYWORD_SCAN_BYTES.
+ * Fast path of the prompt scan: eight bytes with no '"', no '\\' and no escape pending, past the
+ * keyword bytes. The same counts as eight count_byte() calls, from class masks: a run starts
+ * where a class bit is set and the previous byte's (shifted in, or s->prev for byte 0) is not.
+ */
+static __always_inline void count_word(struct scan_state *s, __u64 word)
+{
+	__u64 low7 = word & ~HIGHS;
+	__u64 high = word & HIGHS;
+	__u64 letters = (in_range((word | LOWER) & ~HIGHS, 'a', 'z') & ~word) | high;
+	__u64 digits = in_range(low7, '0', '9') & ~word;
+	__u64 blanks = eq_mask(word, ' ');
+	__u64 punct = HIGHS & ~(letters | digits | blanks);
+	__u64 lead = word & (word << 1) & HIGHS;   /* bytes >= 0xc0 */
+	__u64 lead3 = lead & (word << 2);          /* bytes >= 0xe0 */
+	__u32 prev = s->prev, prev2 = s->prev2;
+
+	s->words += pop_highs(letters & ~((letters << 8) | carry_if(prev == CLS_LETTER)));
+	s->digit_runs += pop_highs(digits & ~((digits << 8) | carry_if(prev == CLS_DIGIT)));
+	s->punct_runs += pop_highs(punct & ~((punct << 8) | carry_if(prev == CLS_PUNCT)));
+	s->second_blanks += pop_highs(blanks & ((blanks << 8) | carry_if(prev == CLS_BLANK)) &
+				      ~((blanks << 16) | carry_if(prev2 == CLS_BLANK) | (carry_if(prev == CLS_BLANK) << 8)));
+	s->letters += pop_highs(letters);
+	s->lead2 += pop_highs(lead & ~lead3);
+	s->lead3 += pop_highs(lead3);
+	s->prev2 = class_at(letters, digits, blanks, 6);
+	s->prev = class_at(letters, digits, blanks, 7);
+}
+
+/*
+ * Phase 4, chunk k of the prompt string: its features up to the closing quote (an escape is one
+ * character), and keywords over its first KEYWORD_SCAN_BYTES bytes.
  */
 static long scan_prompt(__u64 k, void *arg)
 {
@@ -532,109 +658,72 @@ static long scan_prompt(__u64 k, void *arg)
 	__u32 base = s->prompt_from + (__u32)k * CHUNK;
 	__u32 len = s->len;
 
-	/* Fast path: a whole chunk past the keyword bytes, outside an escape, with no '"' or '\\'. */
 	if (base + CHUNK <= len && base >= s->prompt_from + KEYWORD_SCAN_BYTES && s->escape == 0) {
 		__u64 word = load64(hb, base);
 		if (!has_byte(word, '"') && !has_byte(word, '\\')) {
-			s->units += CHUNK;
-			s->others += CHUNK - letters_in(word);
+			count_word(s, word);
 			s->raw += CHUNK;
 			return 0;
 		}
 	}
 
-	__u32 units = s->units;
-	__u32 others = s->others;
-	__u32 escape = s->escape;
-	__u32 window = s->kw_window;
-	__u32 keywords = s->keywords;
-	__u32 raw = s->raw;
-	long stop = 0;
 #pragma unroll
 	for (__u32 j = 0; j < CHUNK; j++) {
 		__u32 i = base + j;
-		if (i >= len) {
-			stop = 1;
-			break;
-		}
+		if (i >= len)
+			return 1;
 		__u8 c = AT(hb, i);
-		if (escape == 0 && c == '"') {
+		if (s->escape == 0 && c == '"') {
 			s->prompt_end = i;
-			stop = 1;
-			break;
+			return 1;
 		}
-		raw++;
+		s->raw++;
 		if (i - s->prompt_from < KEYWORD_SCAN_BYTES) {
-			window = ((window << 8) | (c | 0x20)) & 0xffffff;
+			__u32 window = ((s->kw_window << 8) | (c | 0x20)) & 0xffffff;
+			s->kw_window = window;
 			if (window == KW_SUM)
-				keywords |= KW_BIT_SUM;
+				s->keywords |= KW_BIT_SUM;
 			else if (window == KW_REF)
-				keywords |= KW_BIT_REF;
+				s->keywords |= KW_BIT_REF;
 			else if (window == KW_GEN)
-				keywords |= KW_BIT_GEN;
+				s->keywords |= KW_BIT_GEN;
 			else if (window == KW_ANA)
-				keywords |= KW_BIT_ANA;
+				s->keywords |= KW_BIT_ANA;
 		}
-		if (escape) {
-			/* the byte after '\\': "\\uXXXX" has four more to skip */
-			if (escape == ESCAPE_STARTED)
-				escape = c == 'u' ? 4 : 0;
-			else
-				escape--;
-			continue;
-		}
-		units++;
-		if (c == '\\') {
-			others++;
-			escape = ESCAPE_STARTED;
-		} else if (((c | 0x20) < 'a' || (c | 0x20) > 'z') || c >= 0x80) {
-			others++;
-		}
+		count_byte(s, c);
 	}
-	s->units = units;
-	s->others = others;
-	s->escape = escape;
-	s->kw_window = window;
-	s->keywords = keywords;
-	s->raw = raw;
-	return stop;
+	return 0;
 }
 
 /*
- * Characters and non-letters of the whole prompt, in Q0: those scanned, plus the body bytes after
- * the scan beyond TRAILER_ALLOWANCE (more messages, or the part past the window) at the scanned
- * mix; without a prompt string, the body less ENVELOPE_GUESS at one non-letter in five.
+ * The prompt's tokens at unit gain, 1/1024 tokens: the features seen, plus the body bytes after
+ * the scan beyond TRAILER_ALLOWANCE (more messages, or the part past the window) at the rate seen;
+ * without a prompt string, the body less ENVELOPE_GUESS at TOKEN_PER_BYTE_Q10.
  */
 static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u64 body_len, bool *blind)
 {
-	__u64 units, others;
+	__u64 q10;
 
 	if (!s->prompt_from) {
-		units = body_len > ENVELOPE_GUESS ? body_len - ENVELOPE_GUESS : 0;
-		others = units / 5;
+		__u64 bytes = body_len > ENVELOPE_GUESS ? body_len - ENVELOPE_GUESS : 0;
+		if (bytes > PROMPT_EXTRA_MAX)
+			bytes = PROMPT_EXTRA_MAX;
 		*blind = body_len > 0;
-	} else {
-		__u32 scan_end = s->prompt_end ? s->prompt_end + 1 : s->len;
-		__u64 consumed = scan_end > s->head_end ? scan_end - s->head_end : 0;
-		__u64 rest = body_len > consumed ? body_len - consumed : 0;
-		__u64 extra = rest > TRAILER_ALLOWANCE ? rest - TRAILER_ALLOWANCE : 0;
-
-		units = s->units;
-		others = s->others;
-		if (s->raw) {
-			units += extra * s->units / s->raw;
-			others += extra * s->others / s->raw;
-		} else {
-			units += extra;
-			others += extra / 5;
-		}
-		*blind = false;
+		return bytes * TOKEN_PER_BYTE_Q10;
 	}
-	if (units > PROMPT_UNITS_MAX)
-		units = PROMPT_UNITS_MAX;
-	if (others > PROMPT_UNITS_MAX)
-		others = PROMPT_UNITS_MAX;
-	return TOKEN_PER_UNIT_Q10 * units + TOKEN_PER_OTHER_Q10 * others;
+	__u32 scan_end = s->prompt_end ? s->prompt_end + 1 : s->len;
+	__u64 consumed = scan_end > s->head_end ? scan_end - s->head_end : 0;
+	__u64 extra = body_len > consumed + TRAILER_ALLOWANCE ? body_len - consumed - TRAILER_ALLOWANCE : 0;
+	__u64 seen = (__u64)TOKEN_PER_WORD_Q10 * s->words + (__u64)TOKEN_PER_BLANK_RUN_Q10 * s->second_blanks +
+		     (__u64)TOKEN_PER_PUNCT_RUN_Q10 * s->punct_runs + (__u64)TOKEN_PER_DIGIT_RUN_Q10 * s->digit_runs +
+		     (__u64)TOKEN_PER_LETTER_Q10 * s->letters + (__u64)TOKEN_PER_LEAD2_Q10 * s->lead2 +
+		     (__u64)TOKEN_PER_LEAD3_Q10 * s->lead3;
+
+	if (extra > PROMPT_EXTRA_MAX)
+		extra = PROMPT_EXTRA_MAX;
+	q10 = s->raw ? seen + extra * seen / s->raw : extra * TOKEN_PER_BYTE_Q10;
+	*blind = false;
+	return q10 > PROMPT_Q10_MAX ? PROMPT_Q10_MAX : q10;
 }
 
 static __always_inline __u32 token_gain(void)
@@ -691,6 +780,8 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 
 	struct scan_state *s = &hb->scan;
 	__builtin_memset(s, 0, sizeof(*s));
+	s->prev = CLS_BREAK; /* the first character starts its run */
+	s->prev2 = CLS_BREAK;
 	s->len = len;
 	s->line_end = len;
 	s->hash = FNV_OFFSET;

@@ -196,12 +196,20 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
 /* ---- The prompt token estimate (io.nexuscore.classify.PromptEstimate) ---- */
 
 /*
- * tokens = (TOKEN_PER_UNIT_Q10 * units + TOKEN_PER_OTHER_Q10 * others) * gain >> 20, where units are
- * the prompt's characters as the JSON string holds them (an escape is one) and others the units
- * that are not ASCII letters; gain is token_model.gain in Q10. PromptEstimate's javadoc has the rules.
+ * Tokens of the prompt string's characters seen, in 1/1024 tokens (io.nexuscore.classify.PromptEstimate
+ * has the rules): per letter run (a word), second blank of a blank run, punctuation run, digit run,
+ * letter, and lead byte of a 2-byte and of a 3/4-byte UTF-8 character. Unseen bytes of a prompt
+ * count at the rate seen, or TOKEN_PER_BYTE_Q10 when nothing was seen; the sum times gain >> 20
+ * is the estimate.
  */
-#define TOKEN_PER_UNIT_Q10 97   /* 0.0947 tokens per character */
-#define TOKEN_PER_OTHER_Q10 627 /* + 0.612 tokens per character that is not an ASCII letter */
+#define TOKEN_PER_WORD_Q10 537
+#define TOKEN_PER_BLANK_RUN_Q10 657
+#define TOKEN_PER_PUNCT_RUN_Q10 909
+#define TOKEN_PER_DIGIT_RUN_Q10 2005
+#define TOKEN_PER_LETTER_Q10 129
+#define TOKEN_PER_LEAD2_Q10 128
+#define TOKEN_PER_LEAD3_Q10 613
+#define TOKEN_PER_BYTE_Q10 241
 #define TOKEN_GAIN_ONE 1024        /* gain 1.0 in Q10 */
 /* Prompt bytes (after the opening quote) scanned for the keywords, as the guests do. */
 #define KEYWORD_SCAN_BYTES 64

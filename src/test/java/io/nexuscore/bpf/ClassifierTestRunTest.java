@@ -28,8 +28,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * crafted frame -> return code, routing_decisions(6) entry and verdict slot, tier_counters delta,
  * and skb->mark of the TC chain run after XDP on the same frame (as on ingress).
  * Expected scores are worked out by hand from the spec (weights 10/15/20/25, thresholds 60/130;
- * PromptEstimate: tokens = ((97 units + 627 others) * 1024 + 2^19) >> 20; a body without a visible
- * prompt string counts units = length - 64, others = units / 5, and its verdict is blind).
+ * PromptEstimate's features and coefficients, worked out with an independent reading of the spec;
+ * a body without a visible prompt string counts (length - 64) * 241 / 1024 tokens, and its verdict
+ * is blind).
  */
 class ClassifierTestRunTest {
 
@@ -100,10 +101,10 @@ class ClassifierTestRunTest {
                         10, Tier.NANO, 0, "GET /v1/summarize HTTP/1.1"),
                 verdict("keyword ref, Content-Length 400 (body in packet ignored)", PORT,
                         "POST /v1/refine HTTP/1.1\r\nHost: a\r\nContent-Length: 400\r\n\r\n" + "b".repeat(40),
-                        73 + 15, Tier.SMALL, 400, "POST /v1/refine HTTP/1.1"),
+                        79 + 15, Tier.SMALL, 400, "POST /v1/refine HTTP/1.1"),
                 verdict("keyword gen, no Content-Length: payload after head", PORT,
                         "POST /generate HTTP/1.1\r\nHost: a\r\n\r\n" + "x".repeat(300),
-                        51 + 20, Tier.SMALL, 300, "POST /generate HTTP/1.1"),
+                        56 + 20, Tier.SMALL, 300, "POST /generate HTTP/1.1"),
                 verdict("keyword ana, upper case", PORT, "GET /ANALYZE HTTP/1.1\r\n\r\n",
                         25, Tier.NANO, 0, "GET /ANALYZE HTTP/1.1"),
                 verdict("all keywords, clamped to 255", PORT,
@@ -113,7 +114,7 @@ class ClassifierTestRunTest {
                         "GET / HTTP/1.1\r\nUser-Agent: generator-summary-analysis-ref\r\n\r\n",
                         0, Tier.NANO, 0, "GET / HTTP/1.1"),
                 verdict("lower-case content-length with spaces", PORT,
-                        "POST /x HTTP/1.1\r\ncontent-length: \t 800\r\n\r\n", 160, Tier.LARGE, 800, "POST /x HTTP/1.1"),
+                        "POST /x HTTP/1.1\r\ncontent-length: \t 800\r\n\r\n", 173, Tier.LARGE, 800, "POST /x HTTP/1.1"),
                 verdict("Content-Length after the head is body", PORT,
                         "POST /x HTTP/1.1\r\nHost: a\r\n\r\nContent-Length: 999\r\n", 0, Tier.NANO, 21, "POST /x HTTP/1.1"),
                 verdict("truncated head: no end, no Content-Length", PORT,
@@ -141,18 +142,18 @@ class ClassifierTestRunTest {
                 verdict("second data-plane port", SECOND_PORT, "GET /ref HTTP/1.1\r\n\r\n", 15, Tier.NANO, 0, "GET /ref HTTP/1.1"),
                 new Case("TCP options (doff 8)", Packets.tcpWithOptions(PORT, 3, "GET /summ HTTP/1.1\r\n\r\n"),
                         Optional.of(new Expect(10, Tier.NANO, 0, "GET /summ HTTP/1.1"))),
-                prompt("chat: the first message's content, 17 characters of which 6 not letters", CHAT_HEAD,
+                prompt("chat: the first message's content: 3 words, 2 punctuation runs, 1 digit run, 11 letters", CHAT_HEAD,
                         "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi there, 2 cats!\"}]}",
-                        5, Tier.NANO, 72),
-                prompt("prompt with escapes (one unit each) and a keyword in its first bytes",
+                        7, Tier.NANO, 72),
+                prompt("prompt with escapes (\\u00e9: a letter of 2 bytes) and a keyword in its first bytes",
                         "POST /v1/completions HTTP/1.1\r\nContent-Length: 46\r\n\r\n",
-                        "{\"prompt\": \"Summarize:\\n\\u00e9t\\u00e9 \\\"ok\\\"\"}", 6 + 10, Tier.NANO, 46),
+                        "{\"prompt\": \"Summarize:\\n\\u00e9t\\u00e9 \\\"ok\\\"\"}", 7 + 10, Tier.NANO, 46),
                 prompt("prompt past the window: the unseen rest counted at the seen mix",
                         "POST /v1/completions HTTP/1.1\r\nContent-Length: 1100\r\n\r\n",
-                        "{\"prompt\":\"" + "word ".repeat(240), 225, Tier.LARGE, 1100),
+                        "{\"prompt\":\"" + "word ".repeat(240), 214, Tier.LARGE, 1100),
                 verdict("content parts (no string): from the length, blind", PORT,
                         CHAT_HEAD + "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hello\"}]}]}",
-                        1, Tier.NANO, 73, "POST /v1/chat/completions HTTP/1.1"),
+                        2, Tier.NANO, 73, "POST /v1/chat/completions HTTP/1.1"),
                 none("lower-case method", Packets.tcp(PORT, "get / HTTP/1.1\r\n\r\n")),
                 none("method of 8 letters", Packets.tcp(PORT, "PROPFINDX / HTTP/1.1\r\n\r\n")),
                 none("binary payload (TLS hello)", Packets.tcp(PORT, "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc")),
@@ -164,7 +165,7 @@ class ClassifierTestRunTest {
                 new Case("IPv6: keyed by the v6 4-tuple", Packets.ipv6Tcp(PORT, "GET /sum HTTP/1.1\r\n\r\n"),
                 Optional.of(new Expect(10, Tier.NANO, 0, "GET /sum HTTP/1.1"))),
         new Case("IPv6 POST with Content-Length", Packets.ipv6Tcp(PORT, "POST /v1/generate HTTP/1.1\r\nContent-Length: 600\r\n\r\n"),
-                Optional.of(new Expect(116 + 20, Tier.LARGE, 600, "POST /v1/generate HTTP/1.1"))),
+                Optional.of(new Expect(126 + 20, Tier.LARGE, 600, "POST /v1/generate HTTP/1.1"))),
         none("IPv6 with an extension header before TCP (not classified)", Packets.ipv6WithHopByHop(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
                 none("IPv4 fragment", Packets.fragment(PORT, "GET /sum HTTP/1.1\r\n\r\n")),
                 none("total length beyond the frame", Packets.lyingTotalLength(PORT, "GET /sum HTTP/1.1\r\n\r\n")));

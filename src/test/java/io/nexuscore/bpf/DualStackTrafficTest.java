@@ -123,8 +123,8 @@ class DualStackTrafficTest {
     void ipv6AndIpv4ClientsAreBothClassifiedInTheKernel() {
         Map<Tier, Long> before = kernel.tierCounters().counts();
 
-        RealTrafficTest.Served v6 = post(veth.hostAddress6, 400, "/v1/summarize").get(0); // 100 + 10: small
-        RealTrafficTest.Served v4 = post(veth.hostAddress, 40, "/v1/chat").get(0);         // 10: nano
+        RealTrafficTest.Served v6 = post(veth.hostAddress6, 400, "/v1/summarize").get(0); // 79 + 10: small
+        RealTrafficTest.Served v4 = post(veth.hostAddress, 40, "/v1/chat").get(0);         // 0: nano
 
         assertTrue(v6.tuple().ipv6(), "the server saw an IPv6 client: " + v6.tuple());
         assertEquals(veth.peerAddress6, v6.tuple().srcAddress());
@@ -140,12 +140,12 @@ class DualStackTrafficTest {
 
     @Test
     void ipv6KeepAliveConnectionHoldsItsLatestHeadOnly() {
-        List<RealTrafficTest.Served> served = post(veth.hostAddress6, 600, "/v1/generate", "/v1/models");
+        List<RealTrafficTest.Served> served = post(veth.hostAddress6, 800, "/v1/generate", "/v1/models");
         RealTrafficTest.Served first = served.get(0);
         RealTrafficTest.Served second = served.get(1);
         assertEquals(first.tuple(), second.tuple(), "curl reused the connection");
 
-        assertKernelScored(second, Tier.LARGE); // 150 + 0
+        assertKernelScored(second, Tier.LARGE); // 173 + 0 (no prompt string: (800 - 64) * 241 / 1024)
         KernelVerdict latest = kernel.verdicts().lookup(first.tuple()).orElseThrow();
         assertFalse(latest.belongsTo(Scorer.requestLineHash(first.requestLine()), first.bodyLength()),
                 "the first request's check fails against the connection's latest verdict");

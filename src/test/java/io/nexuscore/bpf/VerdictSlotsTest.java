@@ -125,8 +125,8 @@ class VerdictSlotsTest {
         byte[] frame = Packets.ipv6Tcp(PORT, "POST /v1/refine HTTP/1.1\r\nContent-Length: 200\r\n\r\n");
         kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame, null, 1);
         FourTuple tuple = Packets.tuple(frame);
-        // No body in the segment: 29 tokens from the length (200 - 64 units), + 15 for "ref"; blind.
-        KernelVerdict expected = new KernelVerdict(44, Tier.NANO, KernelVerdict.check(
+        // No body in the segment: 32 tokens from the length ((200 - 64) * 241 / 1024), + 15 for "ref"; blind.
+        KernelVerdict expected = new KernelVerdict(47, Tier.NANO, KernelVerdict.check(
                 Scorer.requestLineHash("POST /v1/refine HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1)), 200), true);
         assertEquals(Optional.of(expected), kernel.verdicts().fromSlot(tuple));
         assertEquals(Optional.of(expected), kernel.verdicts().fromMap(tuple));

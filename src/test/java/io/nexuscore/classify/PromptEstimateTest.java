@@ -30,44 +30,69 @@ class PromptEstimateTest {
         return PromptEstimate.scan(b, 0, b.length, b.length);
     }
 
-    /** ((97 units + 627 others) * 1024 + 2^19) >> 20. */
-    private static long tokens(long units, long others) {
-        return ((97 * units + 627 * others) * 1024 + (1 << 19)) >> 20;
+    /** Tokens at unit gain of the given features (W S2 P DS L H2 H3), rounded: the spec's sum. */
+    private static long tokens(long words, long secondBlanks, long punctRuns, long digitRuns, long letters, long lead2,
+                               long lead3) {
+        return (q10(words, secondBlanks, punctRuns, digitRuns, letters, lead2, lead3) * 1024 + (1 << 19)) >> 20;
+    }
+
+    private static long q10(long words, long secondBlanks, long punctRuns, long digitRuns, long letters, long lead2,
+                            long lead3) {
+        return 537 * words + 657 * secondBlanks + 909 * punctRuns + 2005 * digitRuns + 129 * letters + 128 * lead2
+                + 613 * lead3;
     }
 
     @Test
     void chatCountsTheFirstMessagesContentNotTheEnvelope() {
         PromptEstimate e = scan("{\"model\":\"gpt-4o\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"Hi there, 2 cats!\"}]}");
-        assertEquals(tokens(17, 6), e.tokens(TokenGain.ONE_Q10), "17 characters, 6 of them not letters");
+        // Hi|there|cats: 3 words of 11 letters; ',' and '!': 2 punctuation runs; '2': a digit run.
+        assertEquals(tokens(3, 0, 2, 1, 11, 0, 0), e.tokens(TokenGain.ONE_Q10));
         assertFalse(e.blind());
         assertEquals(0, e.keywordBits());
     }
 
     @Test
-    void anEscapeIsOneNonLetterAndKeywordsAreScannedInThePromptsFirstBytes() {
+    void escapesAreOneCharacterAndKeywordsAreScannedInThePromptsFirstBytes() {
         PromptEstimate e = scan("{\"prompt\": \"Summarize:\\n\\u00e9t\\u00e9 \\\"ok\\\"\"}");
-        assertEquals(tokens(19, 7), e.tokens(TokenGain.ONE_Q10));
+        // Summarize | e-acute t e-acute (one word, two 2-byte letters) | ok; ':' and the two escaped
+        // quotes; letters 9 + (2 + 1 + 2) + 2 = 16; the escaped line break is counted in no run.
+        assertEquals(tokens(3, 0, 3, 0, 16, 2, 0), e.tokens(TokenGain.ONE_Q10));
         assertEquals(Scorer.KW_BIT_SUM, e.keywordBits());
         PromptEstimate late = scan("{\"prompt\":\"" + "x".repeat(PromptEstimate.KEYWORD_SCAN_BYTES) + "summarize\"}");
         assertEquals(0, late.keywordBits(), "a keyword past the first 64 bytes does not count");
     }
 
     @Test
-    void bytesAfterTheStringBeyondTheAllowanceCountAsMorePromptAtTheSeenMix() {
+    void runsOfBlanksDigitsAndMultiByteCharactersHaveTheirOwnTerms() {
+        // "a    b": one second blank for the run of four; "12345 678": two digit runs; two CJK
+        // characters: a word of 6 letters and 2 lead3; two Cyrillic ones: 4 letters, 2 lead2;
+        // raw UTF-8 or JSON escapes alike.
+        assertEquals(tokens(2, 1, 0, 0, 2, 0, 0), scan("{\"prompt\":\"a    b\"}").tokens(TokenGain.ONE_Q10));
+        assertEquals(tokens(0, 0, 0, 2, 0, 0, 0), scan("{\"prompt\":\"12345 678\"}").tokens(TokenGain.ONE_Q10));
+        String cjk = new String(new char[] {0x4e2d, 0x6587});
+        assertEquals(tokens(1, 0, 0, 0, 6, 0, 2), scan("{\"prompt\":\"" + cjk + "\"}").tokens(TokenGain.ONE_Q10));
+        assertEquals(scan("{\"prompt\":\"" + cjk + "\"}"), scan("{\"prompt\":\"\\" + "u4e2d\\" + "u6587\"}"));
+        String cyrillic = new String(new char[] {0x0449, 0x0438});
+        assertEquals(tokens(1, 0, 0, 0, 4, 2, 0), scan("{\"prompt\":\"" + cyrillic + "\"}").tokens(TokenGain.ONE_Q10));
+        assertEquals(scan("{\"prompt\":\"" + cyrillic + "\"}"), scan("{\"prompt\":\"\\" + "u0449\\" + "u0438\"}"));
+    }
+
+    @Test
+    void bytesAfterTheStringBeyondTheAllowanceCountAsMorePromptAtTheSeenRate() {
         String head = "{\"messages\":[{\"role\":\"system\",\"content\":\"abcd efgh.\"},{\"role\":\"user\",\"content\":\"";
         String body = head + "y".repeat(200) + "\"}]}";
-        PromptEstimate e = scan(body);
-        int consumed = body.indexOf("\"},{") + 1;
-        long extra = body.length() - consumed - PromptEstimate.TRAILER_ALLOWANCE;
-        assertEquals(tokens(10 + extra * 10 / 10, 2 + extra * 2 / 10), e.tokens(TokenGain.ONE_Q10));
+        long seen = q10(2, 0, 1, 0, 8, 0, 0); // abcd|efgh, '.': 10 bytes scanned
+        long extra = body.length() - (body.indexOf("\"},{") + 1) - PromptEstimate.TRAILER_ALLOWANCE;
+        assertEquals(((seen + extra * seen / 10) * 1024 + (1 << 19)) >> 20, scan(body).tokens(TokenGain.ONE_Q10));
     }
 
     @Test
     void aPromptCutByTheWindowIsExtrapolatedFromTheDeclaredLength() {
         byte[] b = ("{\"prompt\":\"" + "word ".repeat(100)).getBytes(StandardCharsets.US_ASCII);
         PromptEstimate e = PromptEstimate.scan(b, 0, 311, 1000); // 300 prompt bytes visible of a 1000-byte body
+        long seen = q10(60, 0, 0, 0, 240, 0, 0);
         long extra = 1000 - 311 - PromptEstimate.TRAILER_ALLOWANCE;
-        assertEquals(tokens(300 + extra, 60 + extra * 60 / 300), e.tokens(TokenGain.ONE_Q10));
+        assertEquals(((seen + extra * seen / 300) * 1024 + (1 << 19)) >> 20, e.tokens(TokenGain.ONE_Q10));
     }
 
     @Test

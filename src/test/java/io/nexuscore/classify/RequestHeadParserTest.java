@@ -21,7 +21,7 @@ class RequestHeadParserTest {
         assertEquals(400, head.bodyLength());
         assertTrue(head.contentLengthPresent());
         assertArrayEquals("POST /sum HTTP/1.1".getBytes(StandardCharsets.US_ASCII), head.requestLine());
-        assertEquals(73 + 10, head.score(new Scorer(ScoreWeights.DEFAULT)), "no prompt string: 73 tokens from the length");
+        assertEquals(79 + 10, head.score(new Scorer(ScoreWeights.DEFAULT)), "no prompt string: 79 tokens from the length");
         assertTrue(head.estimate().blind());
     }
 

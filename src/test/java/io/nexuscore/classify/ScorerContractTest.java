@@ -10,9 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The scoring algorithm as specified in Scorer's javadoc, for bodies the scorer saw nothing of (the
- * estimate from the length: units = length - 64, others = units / 5, tokens = ((97 units + 627
- * others) * 1024 + 2^19) &gt;&gt; 20); PromptEstimateTest covers visible prompts; the kernel parity test
- * checks the C against both.
+ * estimate from the length: tokens = ((length - 64) * 241 * 1024 + 2^19) &gt;&gt; 20); PromptEstimateTest
+ * covers visible prompts; the kernel parity test checks the C against both.
  */
 class ScorerContractTest {
 
@@ -22,7 +21,7 @@ class ScorerContractTest {
     @CsvSource({
             "'POST /v1/chat/completions HTTP/1.1', 0, 0",
             "'POST /v1/chat/completions HTTP/1.1', 100, 8",
-            "'POST /v1/chat/completions HTTP/1.1', 103, 8",
+            "'POST /v1/chat/completions HTTP/1.1', 103, 9",
             "'POST /v1/chat/completions HTTP/1.1', 64, 0",
             "'POST /v1/tasks/summarize HTTP/1.1', 0, 10",
             "'POST /v1/tasks/refactor HTTP/1.1', 0, 15",

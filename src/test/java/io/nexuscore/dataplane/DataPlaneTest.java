@@ -94,7 +94,7 @@ class DataPlaneTest {
 
     @Test
     void taskKeywordInTheRequestLineRaisesTheScore(VertxTestContext ctx) {
-        JsonObject body = new JsonObject().put("prompt", RouterFixture.words(200)); // 43 tokens
+        JsonObject body = new JsonObject().put("prompt", RouterFixture.words(200)); // 40 words: 41 tokens
         Future<RouterFixture.Reply> analyze = RouterFixture.post(client, port, "/v1/tasks/analyze", body);
         Future<RouterFixture.Reply> plain = RouterFixture.post(client, port, "/v1/tasks/echo", body);
         Future.all(analyze, plain).onComplete(ctx.succeeding(all -> ctx.verify(() -> {

@@ -81,7 +81,7 @@ final class RouterFixture {
         return RouterRuntime.start(RouterConfig.fromJson(config), events);
     }
 
-    /** A chat body whose content is {@code size} characters of words ("word word wo..."): ~0.22 tokens each. */
+    /** A chat body whose content is {@code size} characters of words ("word word wo..."): ~0.2 tokens each. */
     static JsonObject chat(int size) {
         return new JsonObject().put("model", "whatever").put("messages", new JsonArray()
                 .add(new JsonObject().put("role", "user").put("content", words(size))));

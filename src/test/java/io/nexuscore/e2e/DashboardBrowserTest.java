@@ -153,7 +153,7 @@ class DashboardBrowserTest {
         browser.executeScript("sessionStorage.clear()");
         open();
         wait.until(d -> text("nano-max").equals("60") && text("small-max").equals("130"));
-        assertEquals("small", assignedTier(post(RequestSuite.SMALL)), "score 87 is small under 60/130");
+        assertEquals("small", assignedTier(post(RequestSuite.SMALL)), "score 72 is small under 60/130");
 
         WebElement nano = browser.findElement(By.id("nano-max-input"));
         nano.clear();
@@ -199,7 +199,7 @@ class DashboardBrowserTest {
             pause(300);
         }
         assertTrue(plotted("#chart-rate polyline.t-nano") >= 8, "the rate chart keeps a history");
-        // One real misroute: 150 one-letter words are ~312 bytes (score 78, nano under nano_max 100)
+        // One real misroute: 150 one-letter words (estimate 98: nano under nano_max 100)
         // but 150 cl100k tokens, which the guest judges large.
         HttpResponse<String> misrouted = post("/v1/tasks/echo", new JsonObject()
                 .put("prompt", String.join(" ", Collections.nCopies(150, "a"))).encode());

@@ -75,10 +75,10 @@ abstract class RequestSuite {
         }
     }
 
-    // Scores: the router's estimate (N words: 5N - 1 characters, N - 1 spaces) / the guest's cl100k count.
+    // Scores: the router's estimate (N words of 4 letters: (537 + 4 * 129) / 1024 per word) / the guest's cl100k count.
     static final Case NANO = new Case("echo", 8, Tier.NANO);            // 8 / 8
-    static final Case SMALL = new Case("summarize", 60, Tier.SMALL);    // 64 + 10 (sum) = 74 / 60 + 10 = 70
-    static final Case LARGE = new Case("analyze", 150, Tier.LARGE);     // 162 + 25 (ana) = 187 / 150 + 25 = 175
+    static final Case SMALL = new Case("summarize", 60, Tier.SMALL);    // 62 + 10 (sum) = 72 / 60 + 10 = 70
+    static final Case LARGE = new Case("analyze", 150, Tier.LARGE);     // 154 + 25 (ana) = 179 / 150 + 25 = 175
 
     static Stream<Case> cases() {
         return Stream.of(NANO, SMALL, LARGE);
@@ -147,7 +147,7 @@ abstract class RequestSuite {
         ControlClient.Response patched = control().send("PATCH", "/thresholds", new JsonObject().put("nano_max", 100));
         assertEquals(200, patched.status(), patched.body());
         assertEquals(new JsonObject().put("nano_max", 100).put("small_max", 130).put("valid", true), patched.json());
-        // Score 74 is now at or below nano_max: the very next request is nano, and the guest, judging
+        // Score 72 is now at or below nano_max: the very next request is nano, and the guest, judging
         // its true score 70 against the same thresholds, agrees.
         assertServedAs(SMALL, Tier.NANO, Tier.NANO, dataPlane().post(SMALL.path(), SMALL.body()));
     }
