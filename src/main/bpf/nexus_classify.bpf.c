@@ -1272,6 +1272,9 @@ static __always_inline void calibration_stage(const struct adaptive_settings *s,
 	old = cur->gain ? cur->gain : TOKEN_GAIN_ONE; /* never written: the built-in ratio */
 	/* No overflow: sum_true < ADAPT_MAX_EVENTS * 2^32 < 2^49, times 2^14 < 2^63. */
 	target = (__u64)TOKEN_GAIN_ONE * 16 * sum_true / sum_est;
+	/* Within the dead band the estimate is as good as one period's mix can tell: hold. */
+	if (target + CALIBRATION_DEADBAND_Q10 >= old && target <= old + CALIBRATION_DEADBAND_Q10)
+		return;
 	if (target < lo)
 		target = lo;
 	if (target > hi)

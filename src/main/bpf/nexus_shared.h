@@ -211,6 +211,11 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
 #define TOKEN_PER_LEAD3_Q10 613
 #define TOKEN_PER_BYTE_Q10 241
 #define TOKEN_GAIN_ONE 1024        /* gain 1.0 in Q10 */
+/*
+ * The calibration holds while the period's target gain is within this of the gain in force (3 %):
+ * one period's prompt mix moves the ratio by a few percent, and chasing that only jitters tiers.
+ */
+#define CALIBRATION_DEADBAND_Q10 32
 /* Prompt bytes (after the opening quote) scanned for the keywords, as the guests do. */
 #define KEYWORD_SCAN_BYTES 64
 /* Bytes after the prompt string's closing quote that are envelope, not more prompt. */

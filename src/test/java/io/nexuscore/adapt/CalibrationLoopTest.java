@@ -145,6 +145,17 @@ class CalibrationLoopTest {
         assertEquals(960, rawGain(), "never below gain_min");
     }
 
+    /** 102 true tokens per 100 estimated: target 1044, inside the 32 (3 %) dead band around 1024; 104: outside. */
+    @Test
+    void aTargetWithinTheDeadBandLeavesTheGainAlone() {
+        holdsFor(() -> write(Tier.SMALL, 100, 102, ESTIMATE_Q4));
+        assertEquals(TokenGain.ONE_Q10, rawGain());
+        assertEquals(0, kernel.adaptive().status().calibrations());
+        write(Tier.SMALL, 100, 104, ESTIMATE_Q4); // target 1064: 40 away
+        awaitCondition("a calibration outside the dead band", () -> kernel.adaptive().status().calibrations() == 1);
+        assertEquals(1064, rawGain());
+    }
+
     @Test
     void calibrateFalseLeavesTheGainAlone() {
         kernel.adaptive().configure(withCalibrate(false));
