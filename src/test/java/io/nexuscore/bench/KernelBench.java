@@ -50,6 +50,14 @@ public final class KernelBench {
                 + "User-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n");
         heads.put("POST, 600 B of headers, no Content-Length", "POST /v1/chat/completions HTTP/1.1\r\nHost: r\r\nX-Pad: "
                 + "p".repeat(560) + "\r\n\r\n" + "b".repeat(200));
+        String chatHead = "POST /v1/chat/completions HTTP/1.1\r\nHost: router:8080\r\nContent-Type: application/json\r\n";
+        for (int promptBytes : new int[] {250, 800}) {
+            String body = "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\""
+                    + "How many eggs does she sell, at 2 dollars each? ".repeat(promptBytes / 48 + 1).substring(0, promptBytes)
+                    + "\"}]}";
+            heads.put("chat, " + promptBytes + " B prompt in the segment",
+                    chatHead + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+        }
         heads.put("not scored (binary payload)", "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc");
 
         KernelDataPath kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(PORT));
