@@ -1,17 +1,13 @@
 package io.nexuscore.adapt;
 
-import com.kenai.jffi.MemoryIO;
 import io.nexuscore.bpf.BpfMap;
-import io.nexuscore.bpf.LibBpf;
-import io.nexuscore.bpf.LibC;
-import io.nexuscore.bpf.Native;
+import io.nexuscore.bpf.MappedMapValue;
 import io.nexuscore.bpf.SharedStructs;
 import io.nexuscore.classify.TokenGain;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import jnr.ffi.Pointer;
 
 /**
  * The pinned {@code token_model} array (one entry, BPF_F_MMAPABLE) mapped into this process: the
@@ -21,38 +17,22 @@ import jnr.ffi.Pointer;
  */
 public final class PinnedTokenModel implements TokenGain, AutoCloseable {
 
-    private static final int BPF_F_MMAPABLE = 1 << 10;
-    private static final long PAGE = 4096;
     private static final int OFF_GAIN = SharedStructs.TOKEN_MODEL.offset("gain");
     private static final int OFF_VERSION = SharedStructs.TOKEN_MODEL.offset("version");
     private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private final String name;
-    private final long address;
+    private final MappedMapValue mapped;
     private final ByteBuffer value;
-    private boolean closed;
 
-    private PinnedTokenModel(String name, long address) {
-        this.name = name;
-        this.address = address;
-        this.value = MemoryIO.getInstance().newDirectByteBuffer(address, (int) PAGE).order(ByteOrder.LITTLE_ENDIAN);
+    private PinnedTokenModel(MappedMapValue mapped) {
+        this.mapped = mapped;
+        this.value = mapped.value();
     }
 
     /** Maps {@code map} (its fd stays the caller's) after checking it is the one-entry mmapable array this build reads. */
     public static PinnedTokenModel map(BpfMap map) {
-        BpfMap.Info info = map.info();
-        if (info.valueSize() != SharedStructs.TOKEN_MODEL.size() || info.maxEntries() != 1
-                || (info.flags() & BPF_F_MMAPABLE) == 0) {
-            throw new IllegalStateException(map.name() + " is not the token model array this build reads: " + info
-                    + ", want value " + SharedStructs.TOKEN_MODEL.size() + " B x 1, BPF_F_MMAPABLE (a pin left by "
-                    + "another version? ./cleanup.sh removes it)");
-        }
-        Pointer mapped = LibC.get().mmap(null, PAGE, LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_SHARED, map.fd(), 0);
-        if (mapped == null || mapped.address() == LibC.MAP_FAILED || mapped.address() == 0) {
-            Native.check(-1, "mmap", map.name());
-        }
-        return new PinnedTokenModel(map.name(), mapped.address());
+        return new PinnedTokenModel(MappedMapValue.map(map, SharedStructs.TOKEN_MODEL, "token model"));
     }
 
     /** The gain in force, Q10; 0 (never written) reads as {@link TokenGain#ONE_Q10}. */
@@ -78,17 +58,8 @@ public final class PinnedTokenModel implements TokenGain, AutoCloseable {
         return LONG.compareAndSet(value, 0, 0L, word);
     }
 
-    /** Maps anonymous memory over the range: a racing reader touches a private page, never freed memory. */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        Pointer over = LibC.get().mmap(Pointer.wrap(LibBpf.runtime(), address), PAGE, LibC.PROT_READ | LibC.PROT_WRITE,
-                LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS | LibC.MAP_FIXED, -1, 0);
-        if (over == null || over.address() != address) {
-            Native.check(-1, "mmap(MAP_FIXED | MAP_ANONYMOUS)", name);
-        }
+    public void close() {
+        mapped.close();
     }
 }
