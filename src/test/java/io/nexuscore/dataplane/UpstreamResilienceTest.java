@@ -126,6 +126,30 @@ class UpstreamResilienceTest {
         }
     }
 
+    /** An endpoint that accepts and never answers: past firstByteTimeoutMs the other endpoint answers. */
+    @Test
+    void retriesAnEndpointThatSentNoHeadOnTheOtherBeforeAnsweringTheClient(Vertx vertx) {
+        LocalOpenAiServer good = LocalOpenAiServer.start(vertx).await();
+        LocalOpenAiServer stalled = LocalOpenAiServer.start(vertx).await();
+        stalled.hold();
+        JsonObject config = RouterFixture.config(good);
+        nanoUpstream(config).remove("baseUrl");
+        nanoUpstream(config).put("baseUrls", new JsonArray().add(stalled.baseUrl("nano")).add(good.baseUrl("nano")))
+                .put("ejectAfter", 1000).put("firstByteTimeoutMs", 300).put("timeoutMs", 5000);
+        RouterRuntime router = RouterFixture.start(config, new RecordingEventSink());
+        HttpClient client = vertx.createHttpClient();
+        try {
+            for (int i = 0; i < 6; i++) {
+                assertEquals(200, nano(client, router).status());
+            }
+            assertTrue(stalled.received() >= 1, "least-outstanding balancing never tried the stalled endpoint");
+            assertEquals(stalled.received(), counter(router, "nexus_upstream_retries"));
+        } finally {
+            stalled.release();
+            router.close();
+        }
+    }
+
     @Test
     void allEndpointsDownTheFallbackTierAnswersMarkedAndCounted(Vertx vertx) {
         LocalOpenAiServer others = LocalOpenAiServer.start(vertx).await();

@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (a stall mid-body ends the exchange at that deadline). A connection obtained after the deadline
  * passed is given back unused: the request is never sent.
  *
- * <p>Retries: a connect error or a 502/503 answer moves the request to another endpoint, at most
- * {@code maxRetries} times. They all happen before the head is handed over, so before any byte
+ * <p>Retries: a connect error, a 502/503 answer or no response head within {@code firstByteTimeoutMs}
+ * moves the request to another endpoint, at most {@code maxRetries} times and within {@code timeoutMs}. They all happen before the head is handed over, so before any byte
  * reaches the client; nothing is retried once it was sent and the answer began.
  *
  * <p>Every attempt settles its endpoint exactly once: success (answer read to the end), failure
@@ -252,8 +252,11 @@ final class UpstreamExchange {
             String why = attempt.endpoint.display() + " sent no response head within "
                     + backend.upstream.firstByteTimeoutMs() + " ms";
             attempt.failed(why);
-            finish(new TierFailure(Kind.DEADLINE, "tier " + backend.tier.label() + ": upstream sent no answer within "
-                    + backend.upstream.firstByteTimeoutMs() + " ms (firstByteTimeoutMs)", why, cause));
+            // Nothing of the answer has reached the client: another endpoint may still answer within
+            // the request's deadline (a completion has no side effect to repeat).
+            retryOrFinish(attempt, new TierFailure(Kind.DEADLINE, "tier " + backend.tier.label()
+                    + ": upstream sent no answer within " + backend.upstream.firstByteTimeoutMs()
+                    + " ms (firstByteTimeoutMs)", why, cause));
             return;
         }
         String why = "exchange with " + attempt.endpoint.display() + " failed: " + describe(cause);
