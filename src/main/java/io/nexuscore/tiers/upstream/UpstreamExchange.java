@@ -26,8 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (a stall mid-body ends the exchange at that deadline). A connection obtained after the deadline
  * passed is given back unused: the request is never sent.
  *
- * <p>Retries: a connect error, a 502/503 answer or no response head within {@code firstByteTimeoutMs}
- * moves the request to another endpoint, at most {@code maxRetries} times and within {@code timeoutMs}. They all happen before the head is handed over, so before any byte
+ * <p>Retries: a connect error, any failure of the exchange before the response head (reset, closed
+ * connection, no head within {@code firstByteTimeoutMs}) or a 502/503 answer moves the request to
+ * another endpoint, at most {@code maxRetries} times and within {@code timeoutMs}. They all happen before the head is handed over, so before any byte
  * reaches the client; nothing is retried once it was sent and the answer began.
  *
  * <p>Every attempt settles its endpoint exactly once: success (answer read to the end), failure
@@ -261,12 +262,10 @@ final class UpstreamExchange {
         }
         String why = "exchange with " + attempt.endpoint.display() + " failed: " + describe(cause);
         attempt.failed(why);
-        if (cause instanceof ConnectException) {
-            retryOrFinish(attempt, new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label()
-                    + ": upstream unreachable", why, cause));
-            return;
-        }
-        finish(new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label() + ": upstream failed", why, cause));
+        // Before the response head (a reset, a closed connection, an endpoint killed mid-request):
+        // the client has seen nothing, so another endpoint may answer.
+        retryOrFinish(attempt, new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label()
+                + (cause instanceof ConnectException ? ": upstream unreachable" : ": upstream failed"), why, cause));
     }
 
     private void retryOrFinish(Attempt attempt, TierFailure failure) {
