@@ -31,7 +31,11 @@ public final class AcceptorVerticle extends VerticleBase {
                         // No traffic either way for this long: the connection is dead or abandoned.
                         .setIdleTimeout((int) Math.min(config.idleTimeoutMs(), Integer.MAX_VALUE))
                         .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                        .setCompressionSupported(false))
+                        .setCompressionSupported(false)
+                        // HTTP/1.1 only (h2c off): Vert.x then creates the connection, and calls the
+                        // connection handler, at accept instead of after the first bytes (protocol
+                        // detection), so the header-read timeout also bounds a first head.
+                        .setHttp2ClearTextEnabled(false))
                 .connectionHandler(handler::accepted)
                 .invalidRequestHandler(handler::invalid)
                 .requestHandler(handler::handle);

@@ -9,10 +9,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The header-read timeout of the inference listener: a connection must deliver a complete request
- * head within {@code headerTimeoutMs} of its previous answer (keep-alive), and of its accept where
- * the server learns of the connection at accept; else it is closed. (Vert.x 5 reports an HTTP/1.1
- * connection to its connection handler only with its first request head, so a client that never
- * completes a first head is bounded by the idle timeout and the head size limit instead.) Traffic does not reset it, so a client trickling a head byte by byte (which
+ * head within {@code headerTimeoutMs} of its accept, and of its previous answer (keep-alive); else it
+ * is closed. (The listener runs with h2c off, so Vert.x reports a connection at accept, not after
+ * protocol detection on its first bytes.) Traffic does not reset it, so a client trickling a head byte by byte (which
  * keeps an idle timeout quiet) is closed all the same. One task per connection, scheduled on the
  * connection's own Netty event loop (as Netty's ReadTimeoutHandler does).
  */

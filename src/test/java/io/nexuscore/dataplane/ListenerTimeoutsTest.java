@@ -112,12 +112,24 @@ class ListenerTimeoutsTest {
 
     @Test
     void aKeepAliveClientTricklingItsNextHeadIsClosedByTheHeaderTimeout(Vertx vertx) throws Exception {
+        assertTrickledHeadIsCutOff(vertx, true);
+    }
+
+    /** The first head of a fresh connection is on the same clock, from the accept. */
+    @Test
+    void aClientTricklingItsFirstHeadIsClosedByTheHeaderTimeout(Vertx vertx) throws Exception {
+        assertTrickledHeadIsCutOff(vertx, false);
+    }
+
+    private static void assertTrickledHeadIsCutOff(Vertx vertx, boolean afterARequest) throws Exception {
         RouterRuntime router = RouterFixture.start(config(LocalOpenAiServer.start(vertx).await(), 500, 60_000),
                 EventSink.DISCARD);
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), router.dataPlanePort())) {
-            // One complete request first: the clock for the next head starts with its answer.
-            socket.getOutputStream().write("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
+            if (afterARequest) {
+                // One complete request first: the clock for the next head starts with its answer.
+                socket.getOutputStream().write("GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+            }
             byte[] head = "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.US_ASCII);
             boolean refused = false;
             // One byte every 100 ms keeps the connection busy enough for an idle timeout, never complete.
