@@ -16,6 +16,19 @@ public record Ipv4Prefix(int address, int length) {
         }
     }
 
+    /** The prefix of {@code length} bits that covers {@code address} (host order): host bits dropped. */
+    public static Ipv4Prefix covering(int address, int length) {
+        if (length < 0 || length > 32) {
+            throw new IllegalArgumentException("prefix length must be in 0..32, got " + length);
+        }
+        return new Ipv4Prefix(address & mask(length), length);
+    }
+
+    /** The /32 of one address. */
+    public static Ipv4Prefix host(java.net.Inet4Address address) {
+        return new Ipv4Prefix(java.nio.ByteBuffer.wrap(address.getAddress()).getInt(), 32);
+    }
+
     /** Parses dotted-quad CIDR notation; the message says what is wrong. */
     public static Ipv4Prefix parse(String text) {
         int slash = text.indexOf('/');

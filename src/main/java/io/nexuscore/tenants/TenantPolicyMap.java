@@ -30,35 +30,22 @@ public final class TenantPolicyMap {
         this.map = map;
     }
 
-    /** A prefix such as 192.0.2.0/24. */
-    public record Prefix(Inet4Address address, int length) {
-        public Prefix {
-            if (length < 0 || length > 32) {
-                throw new IllegalArgumentException("prefix length must be in 0..32, got " + length);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return address.getHostAddress() + "/" + length;
-        }
+    public void put(Ipv4Prefix prefix, Tier floor) {
+        map.update(key(prefix), value(floor), BpfMap.BPF_ANY);
     }
 
-    public void put(Prefix prefix, Tier floor) {
-        map.update(key(prefix.address(), prefix.length()), value(floor), BpfMap.BPF_ANY);
-    }
-
-    public boolean remove(Prefix prefix) {
-        return map.delete(key(prefix.address(), prefix.length()));
+    public boolean remove(Ipv4Prefix prefix) {
+        return map.delete(key(prefix));
     }
 
     /** The floor for one source address (longest matching prefix), as the kernel resolves it. */
     public Optional<Tier> floorFor(Inet4Address source) {
-        return map.lookup(key(source, 32)).map(TenantPolicyMap::decodeValue);
+        return map.lookup(key(Ipv4Prefix.host(source))).map(TenantPolicyMap::decodeValue);
     }
 
-    public Map<Prefix, Tier> entries() {
-        Map<Prefix, Tier> entries = new LinkedHashMap<>();
+    /** Every entry; one another tool wrote with host bits set reads as the prefix the trie matches it as. */
+    public Map<Ipv4Prefix, Tier> entries() {
+        Map<Ipv4Prefix, Tier> entries = new LinkedHashMap<>();
         for (byte[] key : map.keys()) {
             map.lookup(key).ifPresent(v -> entries.put(decodeKey(key), decodeValue(v)));
         }
@@ -66,21 +53,17 @@ public final class TenantPolicyMap {
     }
 
     /** struct tenant_key: prefixlen in host order (little-endian), addr in network order. */
-    static byte[] key(Inet4Address address, int prefixLength) {
-        if (prefixLength < 0 || prefixLength > 32) {
-            throw new IllegalArgumentException("prefix length must be in 0..32, got " + prefixLength);
-        }
+    static byte[] key(Ipv4Prefix prefix) {
         return ByteBuffer.allocate(TENANT_KEY.size()).order(ByteOrder.LITTLE_ENDIAN)
-                .putInt(TENANT_KEY.offset("prefixlen"), prefixLength)
-                .put(TENANT_KEY.offset("addr"), address.getAddress())
+                .putInt(TENANT_KEY.offset("prefixlen"), prefix.length())
+                .order(ByteOrder.BIG_ENDIAN).putInt(TENANT_KEY.offset("addr"), prefix.address())
                 .array();
     }
 
-    static Prefix decodeKey(byte[] key) {
+    static Ipv4Prefix decodeKey(byte[] key) {
         ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN);
-        byte[] address = new byte[4];
-        b.get(TENANT_KEY.offset("addr"), address);
-        return new Prefix(SharedStructs.inet4(address), b.getInt(TENANT_KEY.offset("prefixlen")));
+        int length = b.getInt(TENANT_KEY.offset("prefixlen"));
+        return Ipv4Prefix.covering(b.order(ByteOrder.BIG_ENDIAN).getInt(TENANT_KEY.offset("addr")), length);
     }
 
     /** struct tenant_floor: the floor tier's wire value, pad zeroed. */

@@ -242,8 +242,8 @@ class ClassifierTestRunTest {
         byte[] syn = Packets.tcp(Packets.CLIENT, Packets.CLIENT_PORT, PORT, Packets.TCP_SYN, new byte[0]);
         assertEquals(0, runTc(syn), "no tenant rule: SYN unmarked");
 
-        kernel.tenantPolicy().put(new TenantPolicyMap.Prefix(SharedStructs.inet4(new byte[] {(byte) 192, 0, 2, 0}), 24), Tier.SMALL);
-        kernel.tenantPolicy().put(new TenantPolicyMap.Prefix(SharedStructs.inet4(Packets.CLIENT), 32), Tier.LARGE);
+        kernel.tenantPolicy().put(io.nexuscore.tenants.Ipv4Prefix.parse("192.0.2.0/24"), Tier.SMALL);
+        kernel.tenantPolicy().put(io.nexuscore.tenants.Ipv4Prefix.host(SharedStructs.inet4(Packets.CLIENT)), Tier.LARGE);
         assertEquals(SocketMarks.encode(SocketMarks.KIND_FLOOR, Tier.LARGE), runTc(syn), "longest prefix wins");
         assertEquals(Optional.of(Tier.LARGE), SocketMarks.tenantFloor(runTc(syn)));
 

@@ -167,7 +167,7 @@ class RealTrafficTest {
         try (RawListener listener = new RawListener(veth.hostAddress, rawPort)) {
             assertEquals(0, connectAndReadMark(listener), "no tenant rule: no mark");
 
-            TenantPolicyMap.Prefix tenant = new TenantPolicyMap.Prefix(veth.peerAddress, 32);
+            io.nexuscore.tenants.Ipv4Prefix tenant = io.nexuscore.tenants.Ipv4Prefix.host(veth.peerAddress);
             kernel.tenantPolicy().put(tenant, Tier.LARGE);
             try {
                 int mark = connectAndReadMark(listener);

@@ -23,7 +23,7 @@ class TenantPolicyCodecTest {
 
     @Test
     void keyPutsPrefixLengthInHostOrderAndAddressInNetworkOrderAtTheLayoutsOffsets() {
-        byte[] key = TenantPolicyMap.key(SharedStructs.inet4(ADDRESS), 24);
+        byte[] key = TenantPolicyMap.key(Ipv4Prefix.covering(java.nio.ByteBuffer.wrap(ADDRESS).getInt(), 24));
 
         assertEquals(TENANT_KEY.size(), key.length);
         ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN);
@@ -35,8 +35,8 @@ class TenantPolicyCodecTest {
 
     @Test
     void keyDecodesBackToThePrefix() {
-        TenantPolicyMap.Prefix prefix = new TenantPolicyMap.Prefix(SharedStructs.inet4(ADDRESS), 24);
-        assertEquals(prefix, TenantPolicyMap.decodeKey(TenantPolicyMap.key(prefix.address(), prefix.length())));
+        Ipv4Prefix prefix = Ipv4Prefix.covering(java.nio.ByteBuffer.wrap(ADDRESS).getInt(), 24);
+        assertEquals(prefix, TenantPolicyMap.decodeKey(TenantPolicyMap.key(prefix)));
     }
 
     @Test
@@ -53,6 +53,14 @@ class TenantPolicyCodecTest {
 
     @Test
     void prefixLengthOutsideZeroToThirtyTwoIsRefused() {
-        assertThrows(IllegalArgumentException.class, () -> TenantPolicyMap.key(SharedStructs.inet4(ADDRESS), 33));
+        assertThrows(IllegalArgumentException.class, () -> Ipv4Prefix.covering(0, 33));
+    }
+
+    /** Another tool may write a key with host bits set: it reads as the prefix the LPM trie matches. */
+    @Test
+    void aKeyWithHostBitsSetDecodesToItsPrefix() {
+        byte[] key = TenantPolicyMap.key(Ipv4Prefix.host(SharedStructs.inet4(new byte[] {(byte) 192, 0, 2, 77})));
+        ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN).putInt(TENANT_KEY.offset("prefixlen"), 24);
+        assertEquals(Ipv4Prefix.parse("192.0.2.0/24"), TenantPolicyMap.decodeKey(key));
     }
 }
