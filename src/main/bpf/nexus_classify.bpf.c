@@ -139,9 +139,6 @@ enum { KW_BIT_SUM = 1, KW_BIT_REF = 2, KW_BIT_GEN = 4, KW_BIT_ANA = 8 };
 
 /* scan_state.escape right after a '\\' (then 4 more for "\\uXXXX", else none). */
 #define ESCAPE_STARTED 5
-/* Unseen bytes counted at most, and the estimate's cap (both far above 255 tokens). */
-#define PROMPT_EXTRA_MAX (1ull << 24)
-#define PROMPT_Q10_MAX (1ull << 40)
 /* Character classes of the prompt scan. */
 enum { CLS_LETTER, CLS_DIGIT, CLS_BLANK, CLS_BREAK, CLS_PUNCT };
 
@@ -501,7 +498,6 @@ static __always_inline bool is_json_space(__u8 c)
  * From just past the key: blanks, ':', blanks, '"'. Returns the index just past that quote, or 0
  * when the value is not a string opening within PROMPT_COLON_MAX bytes (content parts, null, ...).
  */
-#define PROMPT_COLON_MAX 16
 static __always_inline __u32 prompt_string_start(const struct head_buf *hb, __u32 from, __u32 len)
 {
 	bool colon = false;

@@ -220,6 +220,11 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
 #define KEYWORD_SCAN_BYTES 64
 /* Bytes after the prompt string's closing quote that are envelope, not more prompt. */
 #define TRAILER_ALLOWANCE 48
+/* Unseen bytes counted at most, and the estimate's cap (both far above 255 tokens). */
+#define PROMPT_EXTRA_MAX (1ull << 24)
+#define PROMPT_Q10_MAX (1ull << 40)
+/* Bytes after a prompt key within which its string must open (blanks, ':', blanks, '"'). */
+#define PROMPT_COLON_MAX 16
 /* Body bytes taken as envelope when no prompt string is visible in the first segment. */
 #define ENVELOPE_GUESS 64
 

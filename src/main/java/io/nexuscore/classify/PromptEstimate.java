@@ -59,12 +59,12 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
     public static final int TOKEN_PER_LEAD3_Q10 = 613;
     /** TOKEN_PER_BYTE_Q10: a byte of unseen text, ~4.25 bytes per token. */
     public static final int TOKEN_PER_BYTE_Q10 = 241;
-    /** PROMPT_EXTRA_MAX in nexus_classify.bpf.c: unseen bytes counted at most. */
-    static final long EXTRA_MAX = 1L << 24;
-    /** PROMPT_Q10_MAX in nexus_classify.bpf.c (far above 255 tokens). */
-    static final long Q10_MAX = 1L << 40;
-    /** PROMPT_COLON_MAX in nexus_classify.bpf.c. */
-    static final int COLON_MAX = 16;
+    /** PROMPT_EXTRA_MAX in nexus_shared.h: unseen bytes counted at most. */
+    public static final long EXTRA_MAX = 1L << 24;
+    /** PROMPT_Q10_MAX in nexus_shared.h (far above 255 tokens). */
+    public static final long Q10_MAX = 1L << 40;
+    /** PROMPT_COLON_MAX in nexus_shared.h. */
+    public static final int COLON_MAX = 16;
 
     private static final byte[] PROMPT_KEY = "\"prompt\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] CONTENT_KEY = "\"content\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);

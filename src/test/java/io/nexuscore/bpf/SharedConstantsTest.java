@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.RequestHeadParser;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Tier;
@@ -57,6 +58,21 @@ class SharedConstantsTest {
         java.put("SLOT_HASH_MULT", Integer.toUnsignedLong(SharedStructs.SLOT_HASH_MULT));
         java.put("ADAPT_MAX_EVENTS", (long) AdaptiveSettings.MAX_EVENTS);
         java.put("TOKEN_GAIN_ONE", (long) io.nexuscore.classify.TokenGain.ONE_Q10);
+        java.put("VERDICT_F_BLIND", (long) SharedStructs.VERDICT_F_BLIND);
+        java.put("KEYWORD_SCAN_BYTES", (long) PromptEstimate.KEYWORD_SCAN_BYTES);
+        java.put("TRAILER_ALLOWANCE", (long) PromptEstimate.TRAILER_ALLOWANCE);
+        java.put("ENVELOPE_GUESS", (long) PromptEstimate.ENVELOPE_GUESS);
+        java.put("PROMPT_EXTRA_MAX", PromptEstimate.EXTRA_MAX);
+        java.put("PROMPT_Q10_MAX", PromptEstimate.Q10_MAX);
+        java.put("PROMPT_COLON_MAX", (long) PromptEstimate.COLON_MAX);
+        java.put("TOKEN_PER_WORD_Q10", (long) PromptEstimate.TOKEN_PER_WORD_Q10);
+        java.put("TOKEN_PER_BLANK_RUN_Q10", (long) PromptEstimate.TOKEN_PER_BLANK_RUN_Q10);
+        java.put("TOKEN_PER_PUNCT_RUN_Q10", (long) PromptEstimate.TOKEN_PER_PUNCT_RUN_Q10);
+        java.put("TOKEN_PER_DIGIT_RUN_Q10", (long) PromptEstimate.TOKEN_PER_DIGIT_RUN_Q10);
+        java.put("TOKEN_PER_LETTER_Q10", (long) PromptEstimate.TOKEN_PER_LETTER_Q10);
+        java.put("TOKEN_PER_LEAD2_Q10", (long) PromptEstimate.TOKEN_PER_LEAD2_Q10);
+        java.put("TOKEN_PER_LEAD3_Q10", (long) PromptEstimate.TOKEN_PER_LEAD3_Q10);
+        java.put("TOKEN_PER_BYTE_Q10", (long) PromptEstimate.TOKEN_PER_BYTE_Q10);
         java.put("THRESHOLDS_WRITER_OTHER", (long) io.nexuscore.classify.ThresholdState.WRITER_OTHER);
         java.put("THRESHOLDS_WRITER_API", (long) io.nexuscore.classify.ThresholdState.WRITER_API);
         java.put("THRESHOLDS_WRITER_KERNEL", (long) io.nexuscore.classify.ThresholdState.WRITER_KERNEL);
@@ -95,6 +111,32 @@ class SharedConstantsTest {
             checked++;
         }
         assertTrue(checked >= 5, "expected the five nx_config defaults in " + SCRIPT_LIB + ", found " + checked);
+    }
+
+    /**
+     * The records' built-in defaults (used for keys an overlay leaves out) and the C program's
+     * initialiser and map-missing fallbacks must equal the embedded nexuscore.json too.
+     */
+    @Test
+    void recordAndKernelDefaultsEqualTheEmbeddedConfiguration() throws IOException {
+        JsonObject scoring = new JsonObject(Files.readString(Path.of("src/main/resources/nexuscore.json")))
+                .getJsonObject("scoring");
+        JsonObject weights = scoring.getJsonObject("weights");
+        assertEquals(new io.nexuscore.classify.ScoreWeights(weights.getInteger("sum"), weights.getInteger("ref"),
+                weights.getInteger("gen"), weights.getInteger("ana")), io.nexuscore.classify.ScoreWeights.DEFAULT);
+        assertEquals(new io.nexuscore.classify.Thresholds(scoring.getInteger("nanoMax"), scoring.getInteger("smallMax")),
+                io.nexuscore.classify.Thresholds.DEFAULT);
+        String program = Files.readString(Path.of("src/main/bpf/nexus_classify.bpf.c"));
+        for (String kw : List.of("sum", "ref", "gen", "ana")) {
+            Matcher m = Pattern.compile("\\.weight_" + kw + " = (\\d+),").matcher(program);
+            assertTrue(m.find(), ".weight_" + kw + " initialiser not found");
+            assertEquals(weights.getInteger(kw), Integer.valueOf(m.group(1)), "C initialiser of weight_" + kw);
+        }
+        Matcher fallback = Pattern.compile("nano_max = t \\? t->nano_max : (\\d+);\\s+__u32 small_max = t \\? t->small_max : (\\d+);")
+                .matcher(program);
+        assertTrue(fallback.find(), "tier_for()'s fallback thresholds not found");
+        assertEquals(scoring.getInteger("nanoMax"), Integer.valueOf(fallback.group(1)));
+        assertEquals(scoring.getInteger("smallMax"), Integer.valueOf(fallback.group(2)));
     }
 
     private static String scriptValue(String lib, String name) {
