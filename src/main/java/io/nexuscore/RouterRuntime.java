@@ -31,6 +31,8 @@ import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.metrics.ProductionMetrics;
+import io.nexuscore.telemetry.RequestTracing;
+import io.nexuscore.telemetry.SpanExporters;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.KernelPrefixFloors;
 import io.nexuscore.tenants.PinnedTenantFloors;
@@ -99,10 +101,11 @@ public final class RouterRuntime implements AutoCloseable {
     private final WorkerExecutor resolverPool;
     private final List<AcceptorVerticle> acceptors;
     private final AutoCloseable thresholdRefresh;
+    private final RequestTracing tracing;
 
     private RouterRuntime(Vertx vertx, PrometheusMeterRegistry registry, ModeWiring wiring,
                           Map<Tier, TierBackend> backends, WorkerExecutor resolverPool, List<AcceptorVerticle> acceptors,
-                          AutoCloseable thresholdRefresh) {
+                          AutoCloseable thresholdRefresh, RequestTracing tracing) {
         this.vertx = vertx;
         this.registry = registry;
         this.wiring = wiring;
@@ -110,6 +113,7 @@ public final class RouterRuntime implements AutoCloseable {
         this.resolverPool = resolverPool;
         this.acceptors = acceptors;
         this.thresholdRefresh = thresholdRefresh;
+        this.tracing = tracing;
     }
 
     /** Starts everything from a validated config; on failure, releases what was started. */
@@ -119,6 +123,14 @@ public final class RouterRuntime implements AutoCloseable {
 
     /** As {@link #start(RouterConfig)}, publishing events to {@code events} instead of the event hub. */
     public static RouterRuntime start(RouterConfig config, EventSink events) {
+        return start(config, events, SpanExporters.OTLP);
+    }
+
+    /**
+     * As {@link #start(RouterConfig, EventSink)}, finished spans going to the exporter {@code spanExporters}
+     * makes (called only when {@code telemetry.otlp.enabled}); tests pass an in-memory exporter.
+     */
+    public static RouterRuntime start(RouterConfig config, EventSink events, SpanExporters spanExporters) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         // One event loop per acceptor: no loop sits idle beside the acceptors' own.
         Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)
@@ -163,8 +175,10 @@ public final class RouterRuntime implements AutoCloseable {
                     thresholds.snapshot(), wiring.verdicts(), wiring.reads(), metrics);
             Map<Tier, Tier> fallbacks = new EnumMap<>(Tier.class);
             config.tiers().forEach((tier, tierConfig) -> tierConfig.fallback().ifPresent(f -> fallbacks.put(tier, f)));
+            RequestTracing tracing = RequestTracing.start(config.telemetry(), spanExporters);
+            started.add(tracing);
             DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                    sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks);
+                    sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks, tracing);
 
             List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
             vertx.deployVerticle(() -> {
@@ -178,7 +192,7 @@ public final class RouterRuntime implements AutoCloseable {
                     config.dataPlane().host(), String.valueOf(acceptors.get(0).actualPort()), instances,
                     vertx.isNativeTransportEnabled() ? "on" : "off", wiring.mode());
             return new RouterRuntime(vertx, registry, wiring, backends, resolverPool, List.copyOf(acceptors),
-                    thresholdRefresh);
+                    thresholdRefresh, tracing);
         } catch (RuntimeException e) {
             for (int i = started.size() - 1; i >= 0; i--) {
                 closeQuietly(started.get(i));
@@ -271,6 +285,11 @@ public final class RouterRuntime implements AutoCloseable {
         return wiring;
     }
 
+    /** The request tracer ({@link RequestTracing#OFF} unless telemetry.otlp.enabled). */
+    public RequestTracing tracing() {
+        return tracing;
+    }
+
     /** The data plane's bound port. */
     public int dataPlanePort() {
         return acceptors.get(0).actualPort();
@@ -288,6 +307,8 @@ public final class RouterRuntime implements AutoCloseable {
             LOG.log(Level.WARNING, "verticles did not stop within 10 s", e);
         }
         backends.values().forEach(RouterRuntime::closeQuietly);
+        // After the last request: its span is in the final batch.
+        closeQuietly(tracing);
         closeQuietly(thresholdRefresh);
         if (resolverPool != null) {
             closeQuietly(resolverPool::close);

@@ -3,7 +3,9 @@ package io.nexuscore.config;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /** Typed, field-naming accessors over a config section. Unknown fields are errors, not ignored. */
@@ -104,6 +106,25 @@ final class Json {
             out.add(s);
         }
         return List.copyOf(out);
+    }
+
+    /** An object of string values, e.g. extra headers; keys in the order the file gives them. */
+    Map<String, String> stringMap(String name, Map<String, String> fallback) {
+        Object value = object.getValue(name);
+        if (value == null) {
+            return fallback;
+        }
+        if (!(value instanceof JsonObject map)) {
+            throw new ConfigException(field(name) + " must be an object of strings");
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String key : map.fieldNames()) {
+            if (!(map.getValue(key) instanceof String s)) {
+                throw new ConfigException(field(name) + "." + key + " must be a string");
+            }
+            out.put(key, s);
+        }
+        return out;
     }
 
     /** Rejects fields this section does not know: a typo must not silently fall back to a default. */

@@ -21,7 +21,8 @@ public record RouterConfig(
         KernelConfig kernel,
         ScoringConfig scoring,
         Map<Tier, TierConfig> tiers,
-        MetricsConfig metrics) {
+        MetricsConfig metrics,
+        TelemetryConfig telemetry) {
 
     /** The embedded default configuration, a classpath resource. */
     public static final String DEFAULT_RESOURCE = "nexuscore.json";
@@ -52,7 +53,7 @@ public record RouterConfig(
 
     public static RouterConfig fromJson(JsonObject json) {
         Json root = new Json(json, "");
-        root.allowOnly(Set.of("dataPlane", "control", "kernel", "scoring", "tiers", "metrics"));
+        root.allowOnly(Set.of("dataPlane", "control", "kernel", "scoring", "tiers", "metrics", "telemetry"));
         Json tierSection = root.section("tiers");
         tierSection.allowOnly(Set.of("nano", "small", "large"));
         Map<Tier, TierConfig> tiers = new EnumMap<>(Tier.class);
@@ -65,7 +66,8 @@ public record RouterConfig(
                 KernelConfig.from(root.section("kernel")),
                 ScoringConfig.from(root.section("scoring")),
                 tiers,
-                MetricsConfig.from(root.section("metrics")));
+                MetricsConfig.from(root.section("metrics")),
+                TelemetryConfig.from(root.section("telemetry")));
     }
 
     static JsonObject embeddedDefaults() {

@@ -17,6 +17,7 @@ import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierReply;
 import io.nexuscore.tiers.TierRequest;
 import io.nexuscore.misroute.Misroute;
+import io.nexuscore.telemetry.RequestTracing;
 import io.nexuscore.tiers.StreamingBackend;
 import io.nexuscore.tiers.UpstreamStream;
 import io.netty.handler.codec.TooLongFrameException;
@@ -89,6 +90,7 @@ public final class DataPlaneHandler {
     private final WorkerExecutor resolverPool;
     private final ConnectionInspector connections;
     private final double misrouteBand;
+    private final InferenceSpans spans;
 
     /**
      * @param resolverPool where kernel-mode resolution runs; required when {@code resolver.blocking()}
@@ -119,6 +121,16 @@ public final class DataPlaneHandler {
                             Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
                             LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
                             Map<Tier, Tier> fallbacks) {
+        this(config, resolver, backends, models, metrics, events, latencyRecorder, resolverPool, floors, fallbacks,
+                RequestTracing.OFF);
+    }
+
+    /** As above, with one span per inference request recorded by {@code tracing}. */
+    public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
+                            Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
+                            LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
+                            Map<Tier, Tier> fallbacks, RequestTracing tracing) {
+        this.spans = new InferenceSpans(tracing);
         this.connections = new ConnectionInspector(floors);
         this.maxBodyBytes = config.maxBodyBytes();
         this.tenantHeader = config.tenantHeader();
@@ -186,7 +198,7 @@ public final class DataPlaneHandler {
         long declared = declaredLength(request);
         if (declared > maxBodyBytes) {
             // Refuse before reading a byte of it; closing is the only way not to read the rest.
-            rejectAndClose(request, Problems.bodyTooLarge(maxBodyBytes));
+            refuse(request, endpoint, start, Problems.bodyTooLarge(maxBodyBytes), true);
             return;
         }
         if (request.headers().contains("Expect", "100-continue", true)) {
@@ -251,8 +263,8 @@ public final class DataPlaneHandler {
                 return;
             }
             stopped = true;
-            rejectAndClose(request, ProblemType.REQUEST_TIMEOUT.problem("the request body did not arrive within "
-                    + bodyTimeoutMs + " ms (" + body.length() + " bytes received)"));
+            refuse(request, endpoint, start, ProblemType.REQUEST_TIMEOUT.problem("the request body did not arrive within "
+                    + bodyTimeoutMs + " ms (" + body.length() + " bytes received)"), true);
         }
 
         @Override
@@ -263,7 +275,7 @@ public final class DataPlaneHandler {
             if ((long) body.length() + chunk.length() > maxBodyBytes) {
                 stopped = true;
                 vertx.cancelTimer(timer);
-                rejectAndClose(request, Problems.bodyTooLarge(maxBodyBytes));
+                refuse(request, endpoint, start, Problems.bodyTooLarge(maxBodyBytes), true);
                 return;
             }
             body.appendBuffer(chunk);
@@ -275,7 +287,7 @@ public final class DataPlaneHandler {
         try {
             parsed = InferenceRequest.parse(endpoint, body, testHooks);
         } catch (ProblemException e) {
-            reject(request, e.problem());
+            refuse(request, endpoint, start, e.problem(), false);
             return;
         }
         byte[] requestLine = requestLine(request);
@@ -323,7 +335,7 @@ public final class DataPlaneHandler {
     }
 
     /** A request on its way through a tier. */
-    private static final class Served {
+    static final class Served {
         final HttpServerRequest request;
         final Endpoint endpoint;
         final InferenceRequest parsed;
@@ -331,6 +343,8 @@ public final class DataPlaneHandler {
         final long start;
         /** The assigned tier when its fallback served the request, else null. */
         Tier fallbackFrom;
+        /** The problem type's slug when the tier failed it, else null (traces: error.type). */
+        String errorType;
 
         Served(HttpServerRequest request, Endpoint endpoint, InferenceRequest parsed, String tenant, long start) {
             this.request = request;
@@ -474,6 +488,7 @@ public final class DataPlaneHandler {
             LOG.log(Level.ERROR, "tier " + tier.label() + " failed unexpectedly", failure);
             problem = Problems.internal("tier " + tier.label() + " failed unexpectedly");
         }
+        served.errorType = problem.slug();
         reject(served.request, problem);
         completed(served, resolution, null, null, problem.status());
     }
@@ -482,6 +497,7 @@ public final class DataPlaneHandler {
     private void completed(Served served, Resolution resolution, TierReply reply, Misroute misroute, int status) {
         long latencyNanos = System.nanoTime() - served.start;
         metrics.request(resolution.tier(), status, latencyNanos);
+        spans.completed(served, resolution, reply, misroute, status);
         // A test hook's latency is made up, and a fallback's belongs to another tier: neither may
         // move the thresholds.
         if ((status < 300 || status == ProblemType.DEADLINE.status()) && !served.parsed.simulated()
@@ -502,6 +518,16 @@ public final class DataPlaneHandler {
     private void reject(HttpServerRequest request, Problem problem) {
         metrics.httpError(problem.slug());
         problem.send(request.response(), request.path());
+    }
+
+    /** An inference request refused before any tier saw it: traced, then answered (and closed, with {@code close}). */
+    private void refuse(HttpServerRequest request, Endpoint endpoint, long start, Problem problem, boolean close) {
+        spans.rejected(request, endpoint, start, problem);
+        if (close) {
+            rejectAndClose(request, problem);
+        } else {
+            reject(request, problem);
+        }
     }
 
     private void rejectAndClose(HttpServerRequest request, Problem problem) {

@@ -14,12 +14,13 @@ import java.util.List;
  * shape ({@code {"prompt": ...}}), plus the test hooks {@code simulate_ms},
  * {@code simulate_alloc_bytes} and {@code simulate_spin}, accepted only when the operator turned
  * {@code dataPlane.testHooks} on (a client could otherwise hold a worker on purpose).
- * {@code model} is accepted and ignored: the score, not the client, picks the tier.
+ * {@code model} does not pick the tier (the score does); it is kept for traces only.
  *
  * @param work   what the tier runs
  * @param stream the client asked for server-sent events
+ * @param model  the model the client named (traces only), null when absent or not a string
  */
-public record InferenceRequest(TierRequest work, boolean stream) {
+public record InferenceRequest(TierRequest work, boolean stream, String model) {
 
     /** The request fields that drive the guests' simulations; only with {@code dataPlane.testHooks}. */
     static final List<String> TEST_HOOKS = List.of("simulate_ms", "simulate_alloc_bytes", "simulate_spin");
@@ -59,7 +60,8 @@ public record InferenceRequest(TierRequest work, boolean stream) {
                                     (int) optionalInteger(json, "simulate_ms", Integer.MAX_VALUE),
                                     optionalInteger(json, "simulate_alloc_bytes", Long.MAX_VALUE),
                                     optionalBoolean(json, "simulate_spin"))),
-                    optionalBoolean(json, "stream"));
+                    optionalBoolean(json, "stream"),
+                    json.getValue("model") instanceof String model ? model : null);
         } catch (IllegalArgumentException e) {
             throw new ProblemException(Problems.invalidRequest(e.getMessage()));
         }
