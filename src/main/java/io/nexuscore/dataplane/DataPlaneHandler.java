@@ -263,8 +263,8 @@ public final class DataPlaneHandler {
                 return;
             }
             stopped = true;
-            refuse(request, endpoint, start, ProblemType.REQUEST_TIMEOUT.problem("the request body did not arrive within "
-                    + bodyTimeoutMs + " ms (" + body.length() + " bytes received)"), true);
+            refuse(request, endpoint, start, ProblemType.REQUEST_TIMEOUT.problem("the request body did not arrive "
+                    + "within " + bodyTimeoutMs + " ms (" + body.length() + " bytes received)"), true);
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.http.Problem;
+import io.nexuscore.http.ProblemType;
 import io.nexuscore.misroute.Misroute;
 import io.nexuscore.telemetry.InferenceSpan;
 import io.nexuscore.telemetry.RequestTracing;
@@ -58,7 +59,17 @@ final class InferenceSpans {
                     .set(SpanAttributes.TIER, reply.observedTier().label())
                     .set(SpanAttributes.MISROUTE, misroute.label());
         }
-        span.end(status, status == DataPlaneHandler.CLIENT_CLOSED ? CLIENT_CLOSED : served.errorType);
+        span.end(status, errorType(served, reply, status));
+    }
+
+    private static String errorType(DataPlaneHandler.Served served, TierReply reply, int status) {
+        if (status == DataPlaneHandler.CLIENT_CLOSED) {
+            return CLIENT_CLOSED;
+        }
+        if (served.errorType == null && reply == null && status == ProblemType.UPSTREAM.status()) {
+            return ProblemType.UPSTREAM.slug(); // a passed-through stream that broke off
+        }
+        return served.errorType;
     }
 
     /** A request to an inference endpoint refused before any tier saw it (body too large or late, bad JSON). */

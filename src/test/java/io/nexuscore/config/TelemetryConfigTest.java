@@ -40,12 +40,14 @@ class TelemetryConfigTest {
     @Test
     void badValuesNameTheKey() {
         assertMessage("telemetry.otlp.protocol must be http/protobuf", "{\"otlp\": {\"protocol\": \"grpc\"}}");
-        assertMessage("telemetry.otlp.endpoint must be an http(s) URL with a host", "{\"otlp\": {\"endpoint\": \"ftp://x\"}}");
+        assertMessage("telemetry.otlp.endpoint must be an http(s) URL with a host",
+                "{\"otlp\": {\"endpoint\": \"ftp://x\"}}");
         assertMessage("telemetry.otlp.endpoint is not a URL", "{\"otlp\": {\"endpoint\": \"http://a b\"}}");
         assertMessage("telemetry.otlp.endpoint is the collector's base URL",
                 "{\"otlp\": {\"endpoint\": \"http://127.0.0.1:4318/v1/traces\"}}");
         assertMessage("telemetry.otlp.compression must be none or gzip", "{\"otlp\": {\"compression\": \"zstd\"}}");
-        assertMessage("telemetry.otlp.scheduleDelayMs must be in 1..600000, got 0", "{\"otlp\": {\"scheduleDelayMs\": 0}}");
+        assertMessage("telemetry.otlp.scheduleDelayMs must be in 1..600000, got 0",
+                "{\"otlp\": {\"scheduleDelayMs\": 0}}");
         assertMessage("telemetry.otlp.maxExportBatchSize (600) must not exceed telemetry.otlp.maxQueueSize (500)",
                 "{\"otlp\": {\"maxQueueSize\": 500, \"maxExportBatchSize\": 600}}");
         assertMessage("telemetry.otlp.enabled must be true or false", "{\"otlp\": {\"enabled\": \"yes\"}}");
@@ -61,7 +63,8 @@ class TelemetryConfigTest {
     }
 
     private static TelemetryConfig parse(String override) {
-        return RouterConfig.fromJson(RouterConfig.embeddedDefaults().mergeIn(new JsonObject(override), true)).telemetry();
+        JsonObject json = RouterConfig.embeddedDefaults().mergeIn(new JsonObject(override), true);
+        return RouterConfig.fromJson(json).telemetry();
     }
 
     private static void assertMessage(String expectedPrefix, String telemetry) {

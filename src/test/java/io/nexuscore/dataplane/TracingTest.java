@@ -204,11 +204,11 @@ class TracingTest {
     void telemetryOffMakesNoExporterAndNoSpan() throws Exception {
         AtomicInteger exportersMade = new AtomicInteger();
         InMemorySpanExporter unused = InMemorySpanExporter.create();
-        RouterRuntime off = RouterRuntime.start(RouterConfig.fromJson(RouterFixture.config(upstream)), EventSink.DISCARD,
-                otlp -> {
-                    exportersMade.incrementAndGet();
-                    return unused;
-                });
+        RouterConfig untraced = RouterConfig.fromJson(RouterFixture.config(upstream));
+        RouterRuntime off = RouterRuntime.start(untraced, EventSink.DISCARD, otlp -> {
+            exportersMade.incrementAndGet();
+            return unused;
+        });
         try {
             assertSame(RequestTracing.OFF, off.tracing());
             RouterFixture.Reply reply = RouterFixture.post(client, off.dataPlanePort(), "/v1/chat/completions",
