@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Request tracing's cost, short and bounded: the real router (the jar, user-space mode, its default
-# Wasm tiers) under the Java LoadGenerator's nano requests, once with telemetry off (the default) and
-# once with every request traced (samplePercent 100) and exported over OTLP/HTTP to a local sink
-# (OtlpSink, loopback). Prints one LoadGenerator line per setting and the sink's export count.
+# Request tracing's cost, short and bounded: the real router (the jar, user-space mode) under the
+# Java LoadGenerator's nano request, with telemetry off (the default) and with every request traced
+# (samplePercent 100) and exported over OTLP/HTTP to a local sink (OtlpSink, loopback), alternated
+# ROUNDS times. Prints one LoadGenerator line per run (req/s, P50/P99, the router's CPU time per
+# request) and the sink's export count.
+#   TIERS=wasm      nano answered by its Chicory Wasm pool (the default configuration)
+#   TIERS=upstream  every tier forwarding to a bare local OpenAI server (BareServer): far less work
+#                   per request, so tracing's own share shows
 #
-# Usage: bench/tracing-bench.sh [SECONDS] [WARMUP_SECONDS] [CONCURRENCY]
+# Usage: [ROUNDS=1] [TIERS=wasm] bench/tracing-bench.sh [SECONDS] [WARMUP_SECONDS] [CONCURRENCY]
 # Takes /tmp/nx-bench.lock for the whole run; every process started here is stopped by PID on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +20,8 @@ fi
 seconds=${1:-10}
 warmup=${2:-10}
 concurrency=${3:-16}
+rounds=${ROUNDS:-1}
+tiers_kind=${TIERS:-wasm}
 
 source scripts/build-lib.sh
 jar=$(nx_fresh_jar)
@@ -55,9 +61,26 @@ java -cp "$cp" io.nexuscore.bench.OtlpSink "$sink_port" > "$tmp/sink.log" 2>&1 &
 sink_pid=$!; pids+=($sink_pid)
 wait_for "$tmp/sink.log" "otlp sink on" "$sink_pid"
 
-echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start," \
-  "c=$concurrency, ${seconds}s measured after ${warmup}s warm-up, user-space mode, nano on its Wasm tier"
+tiers=""; servers=""
+if [ "$tiers_kind" = upstream ]; then
+  bare_port=$(free_port)
+  java -cp "$cp" io.nexuscore.bench.BareServer "$bare_port" > "$tmp/bare.log" 2>&1 &
+  bare_pid=$!; pids+=($bare_pid)
+  wait_for "$tmp/bare.log" "bare server on" "$bare_pid"
+  servers=",$bare_pid"
+  for t in nano small large; do
+    tiers+="${tiers:+, }\"$t\": {\"model\": \"nexus-$t\", \"instances\": 64, \"queueCapacity\": 4096,
+      \"upstream\": {\"baseUrl\": \"http://127.0.0.1:$bare_port/v1\", \"model\": \"bare\", \"timeoutMs\": 10000}}"
+  done
+  tiers=", \"tiers\": { $tiers }"
+elif [ "$tiers_kind" != wasm ]; then
+  echo "bench: TIERS must be wasm or upstream, got $tiers_kind" >&2; exit 2
+fi
 
+echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start," \
+  "c=$concurrency, ${seconds}s measured after ${warmup}s warm-up, user-space mode, tiers: $tiers_kind, $rounds round(s)"
+
+for round in $(seq 1 "$rounds"); do
 for setting in off otlp; do
   data_port=$(free_port); control_port=$(free_port)
   enabled=false; [ "$setting" = otlp ] && enabled=true
@@ -68,18 +91,20 @@ for setting in off otlp; do
   "kernel": {"mode": "user"},
   "telemetry": {"serviceName": "nexuscore-bench",
                 "otlp": {"enabled": $enabled, "endpoint": "http://127.0.0.1:$sink_port"}}
+  $tiers
 }
 JSON
   java -jar "$jar" --config "$tmp/$setting.json" > "$tmp/$setting.log" 2>&1 &
   pid=$!; pids+=($pid)
   wait_for "$tmp/$setting.log" "data plane on" "$pid"
-  java -cp "$cp" io.nexuscore.bench.LoadGenerator "tracing-$setting" "$data_port" /v1/chat/completions \
-    "$concurrency" "$seconds" "$warmup" 1 "$pid" 2>/dev/null
+  java -cp "$cp" io.nexuscore.bench.LoadGenerator "$setting#$round" "$data_port" /v1/chat/completions \
+    "$concurrency" "$seconds" "$warmup" 1 "$pid$servers" 2>/dev/null
   stop "$pid"
   if grep -qi "export.*fail\|failed to export" "$tmp/$setting.log"; then
     echo "bench: the $setting router reported export failures:" >&2
     grep -i "export" "$tmp/$setting.log" | head -5 >&2
   fi
+done
 done
 
 stop "$sink_pid"

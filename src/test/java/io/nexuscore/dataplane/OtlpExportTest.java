@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * loopback POSTs its span to /v1/traces as a protobuf body.
  */
 @ExtendWith(VertxExtension.class)
+@Timeout(120)
 class OtlpExportTest {
 
     private static final String TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
@@ -48,8 +50,8 @@ class OtlpExportTest {
                 // An empty ExportTraceServiceResponse: zero bytes of protobuf.
                 request.response().putHeader("Content-Type", "application/x-protobuf").end();
             });
-        }).listen(0, "127.0.0.1").await();
-        LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).await();
+        }).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+        LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).await(10, TimeUnit.SECONDS);
         JsonObject config = RouterFixture.config(upstream).put("telemetry", new JsonObject()
                 .put("serviceName", "nexuscore-otlp-test")
                 .put("otlp", new JsonObject()
@@ -73,7 +75,7 @@ class OtlpExportTest {
             }
         } finally {
             router.close();
-            collector.close().await();
+            collector.close().await(10, TimeUnit.SECONDS);
         }
         assertTrue(!exports.isEmpty(), "the collector received no export");
         Export export = exports.get(0);

@@ -39,6 +39,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * every tier backed by a real local upstream but large, whose upstream refuses connections.
  */
 @ExtendWith(VertxExtension.class)
+@Timeout(120)
 class TracingTest {
 
     private static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -60,8 +62,8 @@ class TracingTest {
     private static int port;
 
     @BeforeAll
-    static void start(Vertx vertx) {
-        upstream = LocalOpenAiServer.start(vertx).await();
+    static void start(Vertx vertx) throws Exception {
+        upstream = LocalOpenAiServer.start(vertx).await(10, TimeUnit.SECONDS);
         exporter = InMemorySpanExporter.create();
         events = new RecordingEventSink();
         JsonObject config = RouterFixture.config(upstream)
@@ -87,7 +89,7 @@ class TracingTest {
     }
 
     @Test
-    void chatRequestIsOneServerSpanWithTheGenAiAndRouterAttributes(Vertx vertx) {
+    void chatRequestIsOneServerSpanWithTheGenAiAndRouterAttributes(Vertx vertx) throws Exception {
         JsonObject body = RouterFixture.chat(20).put("model", "gpt-test").put("max_tokens", 64);
         RouterFixture.Reply reply = post("/v1/chat/completions", body.toBuffer(), null);
         assertEquals(200, reply.status(), reply.body().toString());
@@ -120,7 +122,8 @@ class TracingTest {
         assertEquals(reply.header(HEADER_ROUTE_SOURCE), attr(span, SpanAttributes.ROUTE_SOURCE));
         assertEquals(reply.header(HEADER_MISROUTE), attr(span, SpanAttributes.MISROUTE));
         assertEquals(false, attr(span, SpanAttributes.STREAM));
-        RecordingEventSink.Event event = events.awaitEvent(vertx, e -> e.type().equals("request")).await();
+        RecordingEventSink.Event event = events.awaitEvent(vertx, e -> e.type().equals("request"))
+                .await(10, TimeUnit.SECONDS);
         assertEquals(event.data().getString("tenant"), attr(span, SpanAttributes.TENANT));
         assertTrue(span.getEndEpochNanos() > span.getStartEpochNanos());
     }
@@ -243,7 +246,8 @@ class TracingTest {
      * this flushes until one is there (bounded), then once more to catch a second one.
      */
     private static SpanData onlySpan() {
-        for (int i = 0; i < 500 && exporter.getFinishedSpanItems().isEmpty(); i++) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (exporter.getFinishedSpanItems().isEmpty() && System.nanoTime() < deadline) {
             router.tracing().flush(1_000);
             if (exporter.getFinishedSpanItems().isEmpty()) {
                 sleep(10);
