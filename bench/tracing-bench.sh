@@ -3,7 +3,7 @@
 # Java LoadGenerator's nano request, with telemetry off (the default) and with every request traced
 # (samplePercent 100) and exported over OTLP/HTTP to a local sink (OtlpSink, loopback), alternated
 # ROUNDS times. Prints one LoadGenerator line per run (req/s, P50/P99, the router's CPU time per
-# request) and the sink's export count.
+# request), then TracingCost's CPU time per span (tracing alone, in one JVM), and the sink's count.
 #   TIERS=wasm      nano answered by its Chicory Wasm pool (the default configuration)
 #   TIERS=upstream  every tier forwarding to a bare local OpenAI server (BareServer): far less work
 #                   per request, so tracing's own share shows
@@ -107,5 +107,9 @@ JSON
 done
 done
 
+# Tracing's own CPU per span, apart from the request (TracingCost: the SDK, batch processor and OTLP
+# exporter to the same sink, in one JVM): CPU time, which a busy machine distorts less than req/s.
+java -cp "$cp" io.nexuscore.bench.TracingCost "$sink_port" 100000 3 2>/dev/null
+
 stop "$sink_pid"
-cat "$tmp/sink.log" | grep "otlp sink:"
+grep "otlp sink:" "$tmp/sink.log"
