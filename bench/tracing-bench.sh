@@ -8,7 +8,10 @@
 #   TIERS=upstream  every tier forwarding to a bare local OpenAI server (BareServer): far less work
 #                   per request, so tracing's own share shows
 #
-# Usage: [ROUNDS=1] [TIERS=wasm] bench/tracing-bench.sh [SECONDS] [WARMUP_SECONDS] [CONCURRENCY]
+#   SAMPLE_PERCENT=100  telemetry.samplePercent of the traced router (0: spans made, none recorded)
+#   ORDER="off otlp"    which router runs first in a round (the second one may gain or lose by it)
+#
+# Usage: [ROUNDS=1] [TIERS=wasm] [SAMPLE_PERCENT=100] bench/tracing-bench.sh [SECONDS] [WARMUP_SECONDS] [CONCURRENCY]
 # Takes /tmp/nx-bench.lock for the whole run; every process started here is stopped by PID on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +24,8 @@ seconds=${1:-10}
 warmup=${2:-10}
 concurrency=${3:-16}
 rounds=${ROUNDS:-1}
+sample=${SAMPLE_PERCENT:-100}
+order=${ORDER:-off otlp}
 tiers_kind=${TIERS:-wasm}
 
 source scripts/build-lib.sh
@@ -78,10 +83,11 @@ elif [ "$tiers_kind" != wasm ]; then
 fi
 
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start," \
-  "c=$concurrency, ${seconds}s measured after ${warmup}s warm-up, user-space mode, tiers: $tiers_kind, $rounds round(s)"
+  "c=$concurrency, ${seconds}s measured after ${warmup}s warm-up, user-space mode, tiers: $tiers_kind, $rounds round(s)," \
+  "traced router samples ${sample}%"
 
 for round in $(seq 1 "$rounds"); do
-for setting in off otlp; do
+for setting in $order; do
   data_port=$(free_port); control_port=$(free_port)
   enabled=false; [ "$setting" = otlp ] && enabled=true
   cat > "$tmp/$setting.json" <<JSON
@@ -89,7 +95,7 @@ for setting in off otlp; do
   "dataPlane": {"host": "127.0.0.1", "port": $data_port},
   "control": {"port": $control_port, "stateFile": "$tmp/$setting-state.json"},
   "kernel": {"mode": "user"},
-  "telemetry": {"serviceName": "nexuscore-bench",
+  "telemetry": {"serviceName": "nexuscore-bench", "samplePercent": $sample,
                 "otlp": {"enabled": $enabled, "endpoint": "http://127.0.0.1:$sink_port"}}
   $tiers
 }
