@@ -4,6 +4,7 @@ import io.nexuscore.config.TelemetryConfig;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.metrics.MeterProvider;
+import io.opentelemetry.api.trace.SpanBuilder;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
@@ -102,7 +103,7 @@ public final class RequestTracing implements AutoCloseable {
     /**
      * The span of one inference request, named {@code "{operation} {requestModel}"} (the operation
      * alone when the model is unknown), the child of the W3C trace context in {@code headers} if
-     * any. Only call when {@link #enabled()}.
+     * any, and end it with {@link InferenceSpan#end}. Only call when {@link #enabled()}.
      *
      * @param operation    gen_ai.operation.name
      * @param requestModel the model the client asked for, null when unknown
@@ -113,12 +114,18 @@ public final class RequestTracing implements AutoCloseable {
         String model = requestModel == null || requestModel.length() <= MAX_MODEL_LENGTH
                 ? requestModel : requestModel.substring(0, MAX_MODEL_LENGTH);
         Context parent = W3CTraceContextPropagator.getInstance().extract(Context.root(), headers, HEADERS);
-        InferenceSpan span = new InferenceSpan(tracer.spanBuilder(model == null ? operation : operation + ' ' + model)
+        // The span is made when the request is done: it starts back then and ends now.
+        long now = clock.now();
+        SpanBuilder builder = tracer.spanBuilder(model == null ? operation : operation + ' ' + model)
                 .setSpanKind(SpanKind.SERVER)
-                .setParent(parent), clock, startNanos);
-        return span.set(SpanAttributes.OPERATION_NAME, operation)
-                .set(SpanAttributes.PROVIDER_NAME, SpanAttributes.PROVIDER)
-                .set(SpanAttributes.REQUEST_MODEL, model);
+                .setParent(parent)
+                .setStartTimestamp(now - Math.max(0, System.nanoTime() - startNanos), TimeUnit.NANOSECONDS)
+                .setAttribute(SpanAttributes.OPERATION_NAME, operation)
+                .setAttribute(SpanAttributes.PROVIDER_NAME, SpanAttributes.PROVIDER);
+        if (model != null) {
+            builder.setAttribute(SpanAttributes.REQUEST_MODEL, model);
+        }
+        return new InferenceSpan(builder.startSpan(), now);
     }
 
     /** Exports every finished span now; false when that did not finish within {@code timeoutMs}. */
