@@ -160,6 +160,17 @@ class TracingTest {
     }
 
     @Test
+    void unsampledTraceparentIsNotRecorded() {
+        RouterFixture.Reply reply = post("/v1/chat/completions", RouterFixture.chat(20).toBuffer(),
+                "00-" + TRACE_ID + "-" + PARENT_SPAN_ID + "-00");
+        assertEquals(200, reply.status());
+        // A traced request afterwards: once its span is exported, the unsampled one would have been too.
+        assertEquals(200, post("/v1/completions", new JsonObject().put("prompt", "x").toBuffer(), null).status());
+        SpanData span = onlySpan();
+        assertEquals("text_completion", span.getName(), "only the sampled request's span");
+    }
+
+    @Test
     void malformedJsonIsAnErrorSpanWithItsProblemType() {
         RouterFixture.Reply reply = post("/v1/chat/completions", Buffer.buffer("{\"messages\": [ nope"), null);
         assertEquals(400, reply.status());
