@@ -33,6 +33,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.streams.ReadStream;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -433,7 +434,8 @@ public final class DataPlaneHandler {
                 .putHeader(HEADER_MISROUTE, misroute.label());
         if (served.parsed.stream()) {
             response.putHeader("Content-Type", "text/event-stream")
-                    .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply));
+                    .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply,
+                            StreamSummary.nexuscore(resolution, observed, reply.observedScore())));
         } else {
             response.putHeader("Content-Type", "application/json")
                     .end(OpenAiResponses.renderBytes(served.endpoint, reply));
@@ -442,23 +444,68 @@ public final class DataPlaneHandler {
     }
 
     /**
-     * Streams the upstream's events as they come. The tier's own assessment arrives (if at all) in
-     * the last event, after the head went out, so streamed responses carry no X-NX-Tier and count
-     * no misroute.
+     * Streams the upstream's events as they come, behind the head that already names the assigned
+     * tier, score and route source. The tier's own assessment arrives (if at all) with the usage in
+     * the last events, after the head went out: it goes into the summary chunk before
+     * {@code [DONE]} ({@link StreamSummary}), the misroute accounting and the request event, never
+     * into X-NX-Tier.
      */
     private void passThrough(Served served, Resolution resolution, UpstreamStream stream) {
         HttpServerResponse response = served.request.response()
                 .setChunked(true)
                 .putHeader("Content-Type", stream.contentType() == null ? "text/event-stream" : stream.contentType());
-        stream.body().pipeTo(response).onComplete(ar -> {
-            if (ar.failed()) {
-                LOG.log(Level.DEBUG, "stream from tier {0} broke off: {1}", resolution.tier().label(), ar.cause());
-                stream.cancel().run();
-                metrics.httpError(ProblemType.UPSTREAM.slug());
-                served.request.connection().close();
+        StreamSummary summary = new StreamSummary(resolution);
+        ReadStream<Buffer> body = stream.body();
+        boolean[] done = {false};
+        Handler<Integer> finish = status -> {
+            if (done[0]) {
+                return;
             }
-            completed(served, resolution, null, null, ar.succeeded() ? 200 : ProblemType.UPSTREAM.status());
+            done[0] = true;
+            TierReply reply = summary.reply().orElse(null);
+            Misroute misroute = null;
+            if (reply != null) {
+                misroute = Misroute.judge(resolution.tier(), reply.observedTier(), reply.observedScore(),
+                        resolution.thresholds(), misrouteBand);
+                if (status == 200) {
+                    metrics.assessed(resolution.tier(), reply.observedTier(), misroute);
+                }
+            }
+            completed(served, resolution, reply, misroute, status);
+        };
+        response.closeHandler(v -> {
+            if (!done[0]) {
+                stream.cancel().run();
+                finish.handle(CLIENT_CLOSED);
+            }
         });
+        body.exceptionHandler(e -> {
+            if (done[0]) {
+                return;
+            }
+            LOG.log(Level.DEBUG, "stream from tier {0} broke off: {1}", resolution.tier().label(), e);
+            stream.cancel().run();
+            metrics.httpError(ProblemType.UPSTREAM.slug());
+            finish.handle(ProblemType.UPSTREAM.status());
+            served.request.connection().close();
+        });
+        body.handler(chunk -> {
+            Buffer out = summary.feed(chunk);
+            if (out.length() > 0 && !response.closed()) {
+                response.write(out);
+                if (response.writeQueueFull()) {
+                    body.pause();
+                    response.drainHandler(v -> body.resume());
+                }
+            }
+        });
+        body.endHandler(v -> {
+            if (done[0] || response.closed()) {
+                return;
+            }
+            response.end(summary.finish()).onComplete(ar -> finish.handle(ar.succeeded() ? 200 : CLIENT_CLOSED));
+        });
+        body.resume();
     }
 
     private void fail(Served served, Resolution resolution, Tier tier, Throwable cause) {
