@@ -507,7 +507,7 @@ public final class DataPlaneHandler {
         HttpServerResponse response = served.request.response()
                 .setChunked(true)
                 .putHeader("Content-Type", stream.contentType() == null ? "text/event-stream" : stream.contentType());
-        StreamSummary summary = new StreamSummary(resolution);
+        StreamSummary summary = new StreamSummary(resolution, served.parsed.streamUsage());
         ReadStream<Buffer> body = stream.body();
         boolean[] done = {false};
         Handler<Integer> finish = status -> {

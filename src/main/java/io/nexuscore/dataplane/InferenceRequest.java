@@ -18,8 +18,10 @@ import java.util.List;
  *
  * @param work   what the tier runs
  * @param stream the client asked for server-sent events
+ * @param streamUsage the client asked for the usage chunk ({@code stream_options.include_usage}):
+ *                    only then does a streamed answer end with the router's summary chunk
  */
-public record InferenceRequest(TierRequest work, boolean stream) {
+public record InferenceRequest(TierRequest work, boolean stream, boolean streamUsage) {
 
     /** The request fields that drive the guests' simulations; only with {@code dataPlane.testHooks}. */
     static final List<String> TEST_HOOKS = List.of("simulate_ms", "simulate_alloc_bytes", "simulate_spin");
@@ -59,7 +61,7 @@ public record InferenceRequest(TierRequest work, boolean stream) {
                                     (int) optionalInteger(json, "simulate_ms", Integer.MAX_VALUE),
                                     optionalInteger(json, "simulate_alloc_bytes", Long.MAX_VALUE),
                                     optionalBoolean(json, "simulate_spin"))),
-                    optionalBoolean(json, "stream"));
+                    optionalBoolean(json, "stream"), includeUsage(json));
         } catch (IllegalArgumentException e) {
             throw new ProblemException(Problems.invalidRequest(e.getMessage()));
         }
@@ -140,6 +142,18 @@ public record InferenceRequest(TierRequest work, boolean stream) {
             throw invalid(field + " must be an integer in 0.." + max + ", got " + value);
         }
         return n.longValue();
+    }
+
+    /** stream_options.include_usage, false when absent. */
+    private static boolean includeUsage(JsonObject json) {
+        Object options = json.getValue("stream_options");
+        if (options == null) {
+            return false;
+        }
+        if (!(options instanceof JsonObject o)) {
+            throw invalid("stream_options must be an object, got " + options);
+        }
+        return optionalBoolean(o, "include_usage");
     }
 
     private static boolean optionalBoolean(JsonObject json, String field) {

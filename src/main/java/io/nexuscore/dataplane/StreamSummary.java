@@ -19,6 +19,10 @@ import java.util.Optional;
  * one replaced, so a client sees one such chunk, not two; a chunk that carries choices and usage
  * (some servers) is passed through and its usage still counted.
  *
+ * <p>Only a client that asked for usage ({@code stream_options.include_usage}) gets the summary chunk;
+ * for any other the upstream's usage-only chunk (the router asks the upstream for it to count the
+ * answer) is dropped, so no chunk with empty {@code choices} reaches a client that did not ask.
+ *
  * <p>The observed tier is the band the usage's total tokens fall in under the thresholds the request
  * was assigned under, as for non-streamed upstream answers. Without usage there is no summary chunk:
  * nothing is known that the response head did not already say.
@@ -28,14 +32,21 @@ import java.util.Optional;
 final class StreamSummary {
 
     private final Resolution resolution;
+    private final boolean emit;
     private Buffer pending = Buffer.buffer();
     private JsonObject usage;
     /** The upstream's usage chunk (or its last chunk): id, object, created and model for the summary. */
     private JsonObject template;
     private boolean summarized;
 
-    StreamSummary(Resolution resolution) {
+    /**
+     * @param emit the client asked for usage ({@code stream_options.include_usage}): end with the summary
+     *             chunk; otherwise the upstream's usage-only chunk (which the router asks for, to count
+     *             the answer) is dropped and the stream looks as the client asked for it
+     */
+    StreamSummary(Resolution resolution, boolean emit) {
         this.resolution = resolution;
+        this.emit = emit;
     }
 
     /** The complete events in {@code chunk} (and what was held back before it), rewritten; a partial event waits. */
@@ -119,7 +130,7 @@ final class StreamSummary {
     }
 
     private void summary(Buffer out) {
-        if (summarized || usage == null) {
+        if (summarized || usage == null || !emit) {
             return;
         }
         summarized = true;

@@ -189,7 +189,8 @@ class DataPlaneTest {
     void streamingIsPassedThroughWithTierHeadersAndEndsWithTheSummaryChunk(Vertx vertx, VertxTestContext ctx) {
         double assessed = router.registry().find("nexus_assessed_requests").tag("assigned", "nano")
                 .counters().stream().mapToDouble(c -> c.count()).sum();
-        RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(20).put("stream", true))
+        RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(20).put("stream", true)
+                        .put("stream_options", new JsonObject().put("include_usage", true)))
                 .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
                     assertEquals(200, reply.status());
                     assertEquals("text/event-stream", reply.header("Content-Type"));

@@ -31,14 +31,14 @@ class StreamSummaryTest {
     @Test
     void withoutUsageTheStreamPassesUnchanged() {
         String stream = ": keep-alive\n\n" + CHUNK + CHUNK + DONE;
-        StreamSummary summary = new StreamSummary(ASSIGNED);
+        StreamSummary summary = new StreamSummary(ASSIGNED, true);
         assertEquals(stream, byteByByte(summary, stream));
         assertTrue(summary.reply().isEmpty());
     }
 
     @Test
     void theUsageChunkBecomesTheSummaryBeforeDone() {
-        StreamSummary summary = new StreamSummary(ASSIGNED);
+        StreamSummary summary = new StreamSummary(ASSIGNED, true);
         String out = byteByByte(summary, CHUNK + USAGE + DONE);
         String[] events = out.split("\n\n");
         assertEquals(3, events.length, out);
@@ -56,10 +56,19 @@ class StreamSummaryTest {
     void usageRidingOnAChunkWithChoicesIsPassedAndStillSummarized() {
         String withChoices = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"m\","
                 + "\"choices\":[{\"index\":0,\"delta\":{}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\r\n\r\n";
-        StreamSummary summary = new StreamSummary(ASSIGNED);
+        StreamSummary summary = new StreamSummary(ASSIGNED, true);
         String out = byteByByte(summary, withChoices + "data: [DONE]\r\n\r\n");
         assertTrue(out.startsWith(withChoices), out);
         assertTrue(out.contains("\"observed_tier\":\"nano\""), out);
         assertTrue(out.endsWith("data: [DONE]\r\n\r\n"), out);
+    }
+
+    /** A client that did not ask for usage never sees a chunk with empty choices; the usage still counts. */
+    @Test
+    void withoutTheClientAskingTheUsageChunkIsDroppedAndNoSummaryIsAdded() {
+        StreamSummary summary = new StreamSummary(ASSIGNED, false);
+        String out = byteByByte(summary, CHUNK + USAGE + DONE);
+        assertEquals(CHUNK + DONE, out);
+        assertEquals(Tier.SMALL, summary.reply().orElseThrow().observedTier());
     }
 }
