@@ -37,6 +37,7 @@ import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.KernelPrefixFloors;
 import io.nexuscore.tenants.PinnedTenantFloors;
 import io.nexuscore.tenants.PrefixTenantPolicies;
+import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierPoolState;
@@ -178,7 +179,7 @@ public final class RouterRuntime implements AutoCloseable {
             RequestTracing tracing = RequestTracing.start(config.telemetry(), spanExporters);
             started.add(tracing);
             DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                    sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks, tracing);
+                    sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks, wiring.control().keys(), tracing);
 
             List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
             vertx.deployVerticle(() -> {
@@ -209,6 +210,7 @@ public final class RouterRuntime implements AutoCloseable {
      * In kernel mode bpf_stats are switched on for the program run-time metrics and restored on close.
      */
     static ModeWiring wiring(RouterConfig config, EventSink events, MeterRegistry registry, Vertx vertx) {
+        TenantKeys keys = tenantKeys(config); // first: a bad file fails the start before anything is attached
         Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
                 Set.of(config.dataPlane().port()), config.metrics().kernelTiming());
         ProductionMetrics metrics = ProductionMetrics.start(config.metrics(), registry, kernel);
@@ -217,7 +219,7 @@ public final class RouterRuntime implements AutoCloseable {
                     ? "kernel.mode is user" : "the eBPF data path could not load (see the log)";
             InMemoryPrefixFloors prefixFloors = new InMemoryPrefixFloors();
             ControlPorts control = ControlPorts.userSpace(new InMemoryThresholdStore(config.scoring().thresholds()),
-                    prefixFloors, reason);
+                    prefixFloors, keys, reason);
             TenantFloors floors = client -> prefixFloors.floorFor(ByteBuffer.wrap(client.getAddress()).getInt());
             return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, metrics.tenantSeries(),
                     TokenGain.UNIT, metrics);
@@ -236,9 +238,14 @@ public final class RouterRuntime implements AutoCloseable {
         };
         ControlPorts control = new ControlPorts(path.thresholds(), path.thresholdsFromConfig(),
                 new PrefixTenantPolicies(floors), path.adaptive(),
-                new KernelDataPathControl(path, new ReloadObjects(config.kernel().reloadDir())));
+                new KernelDataPathControl(path, new ReloadObjects(config.kernel().reloadDir())), keys);
         return new ModeWiring(control, metrics.timed(path.verdicts()), floors, ReadCost.SYSCALL,
                 path.latencyRing().recorder().andThen(metrics.tenantSeries()), path.tokenModel(), release);
+    }
+
+    /** The data plane's API keys, saved beside the control plane's state file. */
+    private static TenantKeys tenantKeys(RouterConfig config) {
+        return TenantKeys.load(TenantKeys.besideStateFile(config.control().stateFile()));
     }
 
     /**

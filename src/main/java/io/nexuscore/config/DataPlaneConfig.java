@@ -18,14 +18,19 @@ import java.util.Set;
  *                            this long after its previous answer is closed
  * @param bodyTimeoutMs       a request body not received in full this long after its head gets 408
  * @param idleTimeoutMs       a connection with no traffic either way for this long is closed
+ * @param tenantKeys          whether a request must name its tenant with a known API key
+ *                            ({@code Authorization: Bearer <key>}): {@code optional} (default) falls back
+ *                            to {@link #tenantHeader} without one, {@code required} answers 401
  */
 public record DataPlaneConfig(String host, int port, long maxBodyBytes, int instances, String tenantHeader,
                               int misrouteBandPercent, boolean testHooks, long headerTimeoutMs, long bodyTimeoutMs,
-                              long idleTimeoutMs) {
+                              long idleTimeoutMs, TenantKeys tenantKeys) {
+
+    public enum TenantKeys { OPTIONAL, REQUIRED }
 
     static DataPlaneConfig from(Json json) {
         json.allowOnly(Set.of("host", "port", "maxBodyBytes", "instances", "tenantHeader", "misrouteBandPercent",
-                "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs"));
+                "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys"));
         return new DataPlaneConfig(
                 json.string("host", "0.0.0.0"),
                 json.integer("port", 8080, 1, 65_535),
@@ -36,7 +41,8 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, int inst
                 json.bool("testHooks", false),
                 json.number("headerTimeoutMs", 10_000, 1, 3_600_000),
                 json.number("bodyTimeoutMs", 30_000, 1, 3_600_000),
-                json.number("idleTimeoutMs", 120_000, 1, 3_600_000));
+                json.number("idleTimeoutMs", 120_000, 1, 3_600_000),
+                KernelConfig.parse(TenantKeys.class, json, "tenantKeys", "optional"));
     }
 
     /** {@link #misrouteBandPercent} as a fraction. */

@@ -7,6 +7,7 @@ import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.PrefixTenantPolicies;
+import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies;
 
 /**
@@ -20,14 +21,27 @@ import io.nexuscore.tenants.TenantPolicies;
  * @param tenants         tenant floors (tenants; {@code tenant_policy} in kernel mode)
  * @param adaptive        the kernel's latency feedback loop (adapt)
  * @param dataPath        the classifier programs: mode, attachment, counters, stats, reload (bpf)
+ * @param keys            the data plane's API keys by tenant, hashed (tenants; the data plane reads them)
  */
 public record ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, TenantPolicies tenants,
-                           AdaptiveControl adaptive, DataPathControl dataPath) {
+                           AdaptiveControl adaptive, DataPathControl dataPath, TenantKeys keys) {
+
+    /** With API keys in memory only. */
+    public ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, TenantPolicies tenants,
+                        AdaptiveControl adaptive, DataPathControl dataPath) {
+        this(thresholds, thresholdsFresh, tenants, adaptive, dataPath, TenantKeys.inMemory());
+    }
 
     /** User-space mode over thresholds the data plane reads too, with in-memory tenant floors. */
     public static ControlPorts userSpace(ThresholdStore thresholds, InMemoryPrefixFloors floors, String reason) {
+        return userSpace(thresholds, floors, TenantKeys.inMemory(), reason);
+    }
+
+    /** User-space mode over thresholds the data plane reads too, with in-memory tenant floors. */
+    public static ControlPorts userSpace(ThresholdStore thresholds, InMemoryPrefixFloors floors, TenantKeys keys,
+                                         String reason) {
         return new ControlPorts(thresholds, true, new PrefixTenantPolicies(floors), AdaptiveControl.NOT_IN_KERNEL_MODE,
-                DataPathControl.userSpace(reason));
+                DataPathControl.userSpace(reason), keys);
     }
 
     /** User-space mode on its own (tests, tools). */

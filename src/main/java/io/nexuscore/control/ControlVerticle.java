@@ -9,6 +9,7 @@ import io.nexuscore.events.EventHub;
 import io.nexuscore.http.Problem;
 import io.nexuscore.http.Problems;
 import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -37,10 +38,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 
@@ -163,6 +168,7 @@ public final class ControlVerticle extends VerticleBase {
         r.get("/tenants").handler(tokenOffLoopback).handler(this::getTenants);
         r.put("/tenants/:id").handler(body).handler(token).handler(this::putTenant);
         r.delete("/tenants/:id").handler(token).handler(this::deleteTenant);
+        r.put("/tenants/:id/keys").handler(body).handler(token).handler(this::putTenantKeys);
         r.post("/classifier/reload").handler(body).handler(token).handler(this::reload);
         r.get("/events").handler(tokenOffLoopback).handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
         r.get("/metrics").handler(this::getMetrics);
@@ -287,12 +293,43 @@ public final class ControlVerticle extends VerticleBase {
 
     // --- tenants ----------------------------------------------------------------------------------
 
+    /** Tenants with a prefix policy, API keys or both; keys only as their hashes. */
     private void getTenants(RoutingContext ctx) {
         blocking(ctx, () -> {
+            Map<String, TenantPolicy> policies = ports.tenants().list();
+            Map<String, List<String>> keys = ports.keys().list();
+            SortedSet<String> ids = new TreeSet<>(policies.keySet());
+            ids.addAll(keys.keySet());
             JsonArray list = new JsonArray();
-            ports.tenants().list().forEach((id, policy) -> list.add(tenantJson(id, policy)));
+            ids.forEach(id -> list.add(tenantJson(id, policies.get(id), keys.getOrDefault(id, List.of()))));
             return new JsonObject().put("tenants", list);
         }).onSuccess(body -> json(ctx, 200, body));
+    }
+
+    /** Replaces the tenant's API key hashes ({@code sha256:<hex>} each; an empty list removes them). */
+    private void putTenantKeys(RoutingContext ctx) {
+        String id = tenantId(ctx);
+        JsonObject body = JsonBodies.object(ctx, false, JSON_TYPES).orElseThrow();
+        JsonBodies.allowOnly(body, Set.of("keys"));
+        if (!(body.getValue("keys") instanceof JsonArray array)) {
+            throw new ProblemException(ProblemType.INVALID_REQUEST, "keys must be an array of strings", "keys");
+        }
+        List<String> hashes = new ArrayList<>();
+        for (Object o : array) {
+            if (!(o instanceof String hash)) {
+                throw new ProblemException(ProblemType.INVALID_REQUEST, "keys must be an array of strings", "keys");
+            }
+            hashes.add(hash);
+        }
+        blocking(ctx, () -> {
+            try {
+                return ports.keys().put(id, hashes);
+            } catch (TenantKeys.KeyInUse e) {
+                throw new ProblemException(ProblemType.CONFLICT, e.getMessage(), "keys");
+            } catch (IllegalArgumentException e) {
+                throw new ProblemException(ProblemType.INVALID_VALUE, "keys: " + e.getMessage(), "keys");
+            }
+        }).onSuccess(stored -> json(ctx, 200, new JsonObject().put("id", id).put("keys", new JsonArray(stored))));
     }
 
     private void putTenant(RoutingContext ctx) {
@@ -318,13 +355,14 @@ public final class ControlVerticle extends VerticleBase {
             if (created) {
                 ctx.response().putHeader(HttpHeaders.LOCATION, "/tenants/" + id);
             }
-            json(ctx, created ? 201 : 200, tenantJson(id, policy));
+            json(ctx, created ? 201 : 200, tenantJson(id, policy, ports.keys().get(id)));
         });
     }
 
     private void deleteTenant(RoutingContext ctx) {
         String id = tenantId(ctx);
-        blocking(ctx, () -> ports.tenants().delete(id)).onSuccess(existed -> {
+        // Its keys go with it: a key must not name a tenant that no longer exists.
+        blocking(ctx, () -> ports.tenants().delete(id) | ports.keys().delete(id)).onSuccess(existed -> {
             if (existed) {
                 ctx.response().setStatusCode(204).end();
             } else {
@@ -342,8 +380,13 @@ public final class ControlVerticle extends VerticleBase {
         return id;
     }
 
-    private static JsonObject tenantJson(String id, TenantPolicy policy) {
-        return new JsonObject().put("id", id).put("prefix", policy.prefix().toString()).put("floor", policy.floor().label());
+    /** @param policy null for a tenant known by its API keys only */
+    private static JsonObject tenantJson(String id, TenantPolicy policy, List<String> keys) {
+        JsonObject json = new JsonObject().put("id", id);
+        if (policy != null) {
+            json.put("prefix", policy.prefix().toString()).put("floor", policy.floor().label());
+        }
+        return json.put("keys", new JsonArray(keys));
     }
 
     // --- reload -----------------------------------------------------------------------------------

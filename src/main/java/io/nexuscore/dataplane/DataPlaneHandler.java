@@ -2,6 +2,7 @@ package io.nexuscore.dataplane;
 
 import io.nexuscore.adapt.LatencyRecorder;
 import io.nexuscore.tenants.TenantFloors;
+import io.nexuscore.tenants.TenantKeys;
 
 import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.RequestHeadParser;
@@ -34,6 +35,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.streams.ReadStream;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
@@ -68,6 +70,7 @@ public final class DataPlaneHandler {
     /** How wrong the assignment was: "none", or the kinds that apply, e.g. "strict,banded". */
     public static final String HEADER_MISROUTE = "X-NX-Misroute";
     static final String ANONYMOUS_TENANT = "anonymous";
+    private static final String BEARER = "Bearer ";
     /** Status recorded (never sent) when the client left before its answer was ready, as nginx logs it. */
     static final int CLIENT_CLOSED = 499;
 
@@ -75,6 +78,8 @@ public final class DataPlaneHandler {
 
     private final long maxBodyBytes;
     private final String tenantHeader;
+    private final TenantKeys keys;
+    private final boolean keysRequired;
     private final boolean testHooks;
     private final long bodyTimeoutMs;
     private final Map<Tier, Tier> fallbacks;
@@ -122,15 +127,32 @@ public final class DataPlaneHandler {
                             LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
                             Map<Tier, Tier> fallbacks) {
         this(config, resolver, backends, models, metrics, events, latencyRecorder, resolverPool, floors, fallbacks,
-                RequestTracing.OFF);
+                TenantKeys.inMemory());
+    }
+
+    /**
+     * @param resolverPool   where kernel-mode resolution runs; required when {@code resolver.blocking()}
+     * @param floors         tenant floors by client address (see {@link TenantFloors#authoritative()})
+     * @param fallbacks      per tier, the tier that serves its requests when it is full or has no
+     *                       admitted upstream endpoint
+     * @param keys           API keys naming tenants ({@code Authorization: Bearer}), managed by the control plane
+     */
+    public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
+                            Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
+                            LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
+                            Map<Tier, Tier> fallbacks, TenantKeys keys) {
+        this(config, resolver, backends, models, metrics, events, latencyRecorder, resolverPool, floors, fallbacks,
+                keys, RequestTracing.OFF);
     }
 
     /** As above, with one span per inference request recorded by {@code tracing}. */
     public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
                             Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
                             LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
-                            Map<Tier, Tier> fallbacks, RequestTracing tracing) {
+                            Map<Tier, Tier> fallbacks, TenantKeys keys, RequestTracing tracing) {
         this.spans = new InferenceSpans(tracing);
+        this.keys = keys;
+        this.keysRequired = config.tenantKeys() == DataPlaneConfig.TenantKeys.REQUIRED;
         this.connections = new ConnectionInspector(floors);
         this.maxBodyBytes = config.maxBodyBytes();
         this.tenantHeader = config.tenantHeader();
@@ -184,6 +206,10 @@ public final class DataPlaneHandler {
     public void handle(HttpServerRequest request) {
         long start = System.nanoTime();
         headTimeouts.headReceived(request);
+        String tenant = tenant(request);
+        if (tenant == null) {
+            return;
+        }
         Endpoint endpoint;
         try {
             endpoint = Endpoint.match(request.method(), request.path());
@@ -205,7 +231,34 @@ public final class DataPlaneHandler {
             // Only now that the declared size is acceptable: a client told 413 never sends the body.
             request.response().writeContinue();
         }
-        new BodyReader(request, endpoint, start, declared).start();
+        new BodyReader(request, endpoint, tenant, start, declared).start();
+    }
+
+    /**
+     * The request's tenant: the owner of its API key ({@code Authorization: Bearer <key>}) when the
+     * key is known; otherwise, with keys optional, the tenant header (or anonymous). With keys
+     * required, a missing or unknown key is answered 401 here, before the body is read, and null
+     * returned. The key itself is never logged, echoed or kept.
+     */
+    private String tenant(HttpServerRequest request) {
+        String authorization = request.getHeader("Authorization");
+        if (authorization != null && authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+            Optional<String> owner = keys.tenantOf(authorization.substring(BEARER.length()).trim());
+            if (owner.isPresent()) {
+                return owner.get();
+            }
+        }
+        if (keysRequired) {
+            boolean missing = authorization == null;
+            rejectAndClose(request, ProblemType.UNAUTHORIZED.problem(missing
+                            ? "this data plane requires 'Authorization: Bearer <key>' with a tenant's API key"
+                            : "the API key is not one of a tenant's")
+                    .withHeader("WWW-Authenticate", missing ? "Bearer realm=\"nexuscore\""
+                            : "Bearer realm=\"nexuscore\", error=\"invalid_token\""));
+            return null;
+        }
+        String named = request.getHeader(tenantHeader);
+        return named == null ? ANONYMOUS_TENANT : named;
     }
 
     /** Content-Length, or -1 when absent (chunked). Netty already refused a garbled one (400). */
@@ -231,15 +284,17 @@ public final class DataPlaneHandler {
         private static final int INITIAL_CAPACITY = 256;
         private final HttpServerRequest request;
         private final Endpoint endpoint;
+        private final String tenant;
         private final long start;
         private final Buffer body;
         private final Vertx vertx;
         private final long timer;
         private boolean stopped;
 
-        BodyReader(HttpServerRequest request, Endpoint endpoint, long start, long declared) {
+        BodyReader(HttpServerRequest request, Endpoint endpoint, String tenant, long start, long declared) {
             this.request = request;
             this.endpoint = endpoint;
+            this.tenant = tenant;
             this.start = start;
             this.body = Buffer.buffer((int) Math.max(0, Math.min(declared, INITIAL_CAPACITY)));
             this.vertx = Vertx.currentContext().owner();
@@ -252,7 +307,7 @@ public final class DataPlaneHandler {
                 vertx.cancelTimer(timer);
                 if (!stopped) {
                     stopped = true;
-                    onBody(request, endpoint, body, start);
+                    onBody(request, endpoint, tenant, body, start);
                 }
             });
             request.exceptionHandler(e -> vertx.cancelTimer(timer));
@@ -282,7 +337,7 @@ public final class DataPlaneHandler {
         }
     }
 
-    private void onBody(HttpServerRequest request, Endpoint endpoint, Buffer body, long start) {
+    private void onBody(HttpServerRequest request, Endpoint endpoint, String tenant, Buffer body, long start) {
         InferenceRequest parsed;
         try {
             parsed = InferenceRequest.parse(endpoint, body, testHooks);
@@ -295,8 +350,7 @@ public final class DataPlaneHandler {
         PromptEstimate estimate = promptEstimate(request, requestLine, body);
         // Floors are looked up per request, so a tenant change reaches connections already open.
         ConnectionInfo connection = connections.current(request.connection());
-        String tenant = request.getHeader(tenantHeader);
-        Served served = new Served(request, endpoint, parsed, tenant == null ? ANONYMOUS_TENANT : tenant, start);
+        Served served = new Served(request, endpoint, parsed, tenant, start);
         Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, estimate, connection);
         if (now.isPresent()) {
             dispatch(served, now.get());
@@ -447,7 +501,8 @@ public final class DataPlaneHandler {
                 .putHeader(HEADER_MISROUTE, misroute.label());
         if (served.parsed.stream()) {
             response.putHeader("Content-Type", "text/event-stream")
-                    .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply));
+                    .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply,
+                            StreamSummary.nexuscore(resolution, observed, reply.observedScore())));
         } else {
             response.putHeader("Content-Type", "application/json")
                     .end(OpenAiResponses.renderBytes(served.endpoint, reply));
@@ -456,23 +511,68 @@ public final class DataPlaneHandler {
     }
 
     /**
-     * Streams the upstream's events as they come. The tier's own assessment arrives (if at all) in
-     * the last event, after the head went out, so streamed responses carry no X-NX-Tier and count
-     * no misroute.
+     * Streams the upstream's events as they come, behind the head that already names the assigned
+     * tier, score and route source. The tier's own assessment arrives (if at all) with the usage in
+     * the last events, after the head went out: it goes into the summary chunk before
+     * {@code [DONE]} ({@link StreamSummary}), the misroute accounting and the request event, never
+     * into X-NX-Tier.
      */
     private void passThrough(Served served, Resolution resolution, UpstreamStream stream) {
         HttpServerResponse response = served.request.response()
                 .setChunked(true)
                 .putHeader("Content-Type", stream.contentType() == null ? "text/event-stream" : stream.contentType());
-        stream.body().pipeTo(response).onComplete(ar -> {
-            if (ar.failed()) {
-                LOG.log(Level.DEBUG, "stream from tier {0} broke off: {1}", resolution.tier().label(), ar.cause());
-                stream.cancel().run();
-                metrics.httpError(ProblemType.UPSTREAM.slug());
-                served.request.connection().close();
+        StreamSummary summary = new StreamSummary(resolution, served.parsed.streamUsage());
+        ReadStream<Buffer> body = stream.body();
+        boolean[] done = {false};
+        Handler<Integer> finish = status -> {
+            if (done[0]) {
+                return;
             }
-            completed(served, resolution, null, null, ar.succeeded() ? 200 : ProblemType.UPSTREAM.status());
+            done[0] = true;
+            TierReply reply = summary.reply().orElse(null);
+            Misroute misroute = null;
+            if (reply != null) {
+                misroute = Misroute.judge(resolution.tier(), reply.observedTier(), reply.observedScore(),
+                        resolution.thresholds(), misrouteBand);
+                if (status == 200) {
+                    metrics.assessed(resolution.tier(), reply.observedTier(), misroute);
+                }
+            }
+            completed(served, resolution, reply, misroute, status);
+        };
+        response.closeHandler(v -> {
+            if (!done[0]) {
+                stream.cancel().run();
+                finish.handle(CLIENT_CLOSED);
+            }
         });
+        body.exceptionHandler(e -> {
+            if (done[0]) {
+                return;
+            }
+            LOG.log(Level.DEBUG, "stream from tier {0} broke off: {1}", resolution.tier().label(), e);
+            stream.cancel().run();
+            metrics.httpError(ProblemType.UPSTREAM.slug());
+            finish.handle(ProblemType.UPSTREAM.status());
+            served.request.connection().close();
+        });
+        body.handler(chunk -> {
+            Buffer out = summary.feed(chunk);
+            if (out.length() > 0 && !response.closed()) {
+                response.write(out);
+                if (response.writeQueueFull()) {
+                    body.pause();
+                    response.drainHandler(v -> body.resume());
+                }
+            }
+        });
+        body.endHandler(v -> {
+            if (done[0] || response.closed()) {
+                return;
+            }
+            response.end(summary.finish()).onComplete(ar -> finish.handle(ar.succeeded() ? 200 : CLIENT_CLOSED));
+        });
+        body.resume();
     }
 
     private void fail(Served served, Resolution resolution, Tier tier, Throwable cause) {

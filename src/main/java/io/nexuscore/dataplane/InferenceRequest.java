@@ -18,9 +18,11 @@ import java.util.List;
  *
  * @param work   what the tier runs
  * @param stream the client asked for server-sent events
+ * @param streamUsage the client asked for the usage chunk ({@code stream_options.include_usage}):
+ *                    only then does a streamed answer end with the router's summary chunk
  * @param model  the model the client named (traces only), null when absent or not a string
  */
-public record InferenceRequest(TierRequest work, boolean stream, String model) {
+public record InferenceRequest(TierRequest work, boolean stream, boolean streamUsage, String model) {
 
     /** The request fields that drive the guests' simulations; only with {@code dataPlane.testHooks}. */
     static final List<String> TEST_HOOKS = List.of("simulate_ms", "simulate_alloc_bytes", "simulate_spin");
@@ -60,7 +62,7 @@ public record InferenceRequest(TierRequest work, boolean stream, String model) {
                                     (int) optionalInteger(json, "simulate_ms", Integer.MAX_VALUE),
                                     optionalInteger(json, "simulate_alloc_bytes", Long.MAX_VALUE),
                                     optionalBoolean(json, "simulate_spin"))),
-                    optionalBoolean(json, "stream"),
+                    optionalBoolean(json, "stream"), includeUsage(json),
                     json.getValue("model") instanceof String model ? model : null);
         } catch (IllegalArgumentException e) {
             throw new ProblemException(Problems.invalidRequest(e.getMessage()));
@@ -142,6 +144,18 @@ public record InferenceRequest(TierRequest work, boolean stream, String model) {
             throw invalid(field + " must be an integer in 0.." + max + ", got " + value);
         }
         return n.longValue();
+    }
+
+    /** stream_options.include_usage, false when absent. */
+    private static boolean includeUsage(JsonObject json) {
+        Object options = json.getValue("stream_options");
+        if (options == null) {
+            return false;
+        }
+        if (!(options instanceof JsonObject o)) {
+            throw invalid("stream_options must be an object, got " + options);
+        }
+        return optionalBoolean(o, "include_usage");
     }
 
     private static boolean optionalBoolean(JsonObject json, String field) {

@@ -83,7 +83,8 @@ final class OpenAiResponses {
      * A whole reply as an OpenAI event stream (one chunk, then [DONE]), for {@code stream: true}
      * on tiers that cannot stream: clients written for streaming still work.
      */
-    static String renderAsEventStream(Endpoint endpoint, TierReply reply) {
+    /** @param nexuscore the router's summary, added to the one chunk (it carries the usage too); null for none */
+    static String renderAsEventStream(Endpoint endpoint, TierReply reply, JsonObject nexuscore) {
         JsonObject whole = render(endpoint, reply);
         JsonObject chunk = whole.copy();
         JsonObject choice = chunk.getJsonArray("choices").getJsonObject(0);
@@ -91,6 +92,9 @@ final class OpenAiResponses {
             chunk.put("object", "chat.completion.chunk");
             choice.remove("message");
             choice.put("delta", new JsonObject().put("role", "assistant").put("content", reply.text()));
+        }
+        if (nexuscore != null) {
+            chunk.put("nexuscore", nexuscore);
         }
         return "data: " + chunk.encode() + "\n\ndata: [DONE]\n\n";
     }

@@ -44,4 +44,20 @@ public final class TimedVerdicts implements VerdictSource {
         (verdict.isPresent() ? hit : miss).record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
         return verdict;
     }
+
+    /**
+     * The syscall-free slot read the data plane tries first, on its event loop. (Without this
+     * override the interface's default answers "not known this way" and every request would take the
+     * blocking path.) Only found verdicts are timed: an empty answer sends the caller to
+     * {@link #lookup}, which times the read it then pays.
+     */
+    @Override
+    public Optional<KernelVerdict> lookupInMemory(FourTuple connection) {
+        long start = System.nanoTime();
+        Optional<KernelVerdict> verdict = source.lookupInMemory(connection);
+        if (verdict.isPresent()) {
+            hit.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+        return verdict;
+    }
 }

@@ -65,7 +65,8 @@ class TenantsAndReloadApiTest {
                 })
                 .compose(list -> {
                     ctx.verify(() -> assertEquals(new JsonArray().add(new JsonObject()
-                                    .put("id", "acme").put("prefix", "192.0.2.0/25").put("floor", "large")),
+                                    .put("id", "acme").put("prefix", "192.0.2.0/25").put("floor", "large")
+                                    .put("keys", new JsonArray())),
                             list.bodyAsJsonObject().getJsonArray("tenants")));
                     return fx.authed(fx.client.delete(fx.port, "127.0.0.1", "/tenants/acme")).send();
                 })

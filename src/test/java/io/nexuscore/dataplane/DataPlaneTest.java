@@ -186,12 +186,17 @@ class DataPlaneTest {
     }
 
     @Test
-    void streamingIsPassedThrough(VertxTestContext ctx) {
-        RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(20).put("stream", true))
+    void streamingIsPassedThroughWithTierHeadersAndEndsWithTheSummaryChunk(Vertx vertx, VertxTestContext ctx) {
+        double assessed = router.registry().find("nexus_assessed_requests").tag("assigned", "nano")
+                .counters().stream().mapToDouble(c -> c.count()).sum();
+        RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(20).put("stream", true)
+                        .put("stream_options", new JsonObject().put("include_usage", true)))
                 .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
                     assertEquals(200, reply.status());
                     assertEquals("text/event-stream", reply.header("Content-Type"));
                     assertEquals("nano", reply.header(HEADER_ASSIGNED_TIER));
+                    assertNotNull(reply.header(DataPlaneHandler.HEADER_SCORE));
+                    assertEquals("user", reply.header(DataPlaneHandler.HEADER_ROUTE_SOURCE));
                     assertNull(reply.header(HEADER_TIER), "the tier's assessment is unknown when the head goes out");
                     StringBuilder text = new StringBuilder();
                     String[] events = reply.body().toString().split("\n\n");
@@ -199,13 +204,36 @@ class DataPlaneTest {
                         assertTrue(event.startsWith("data: "), event);
                         String data = event.substring(6);
                         if (!data.equals("[DONE]")) {
-                            text.append(new JsonObject(data).getJsonArray("choices").getJsonObject(0)
-                                    .getJsonObject("delta").getString("content"));
+                            JsonArray choices = new JsonObject(data).getJsonArray("choices");
+                            if (!choices.isEmpty()) {
+                                text.append(choices.getJsonObject(0).getJsonObject("delta").getString("content"));
+                            }
                         }
                     }
                     assertEquals("data: [DONE]", events[events.length - 1]);
-                    assertEquals(4, events.length, "three chunks as the upstream sent them, then [DONE]");
+                    assertEquals(5, events.length, "three chunks as the upstream sent them, the summary, then [DONE]");
                     assertEquals("served by nano", text.toString());
+                    // The upstream's usage-only chunk became the summary: one chunk with usage, not two.
+                    JsonObject summary = new JsonObject(events[3].substring(6));
+                    assertEquals("chat.completion.chunk", summary.getString("object"));
+                    assertTrue(summary.getJsonArray("choices").isEmpty());
+                    assertUsage(summary.getJsonObject("usage"));
+                    JsonObject nexus = summary.getJsonObject("nexuscore");
+                    assertEquals("nano", nexus.getString("assigned_tier"));
+                    assertEquals("nano", nexus.getString("observed_tier"), "20 bytes: a nano answer");
+                    assertEquals("user", nexus.getString("route_source"));
+                    assertEquals(Integer.parseInt(reply.header(DataPlaneHandler.HEADER_SCORE)), nexus.getInteger("score"));
+                    assertEquals(summary.getJsonObject("usage").getInteger("total_tokens"), nexus.getInteger("observed_score"));
+                })))
+                .compose(reply -> events.awaitEvent(vertx, e -> e.type().equals("request")
+                        && "nano".equals(e.data().getString("observed_tier"))
+                        && e.data().getInteger("prompt_tokens", 0) == RouterFixture.chat(20).getJsonArray("messages")
+                                .getJsonObject(0).getString("content").length() / 4))
+                .onComplete(ctx.succeeding(event -> ctx.verify(() -> {
+                    assertEquals(200, event.data().getInteger("status"));
+                    double now = router.registry().find("nexus_assessed_requests").tag("assigned", "nano")
+                            .counters().stream().mapToDouble(c -> c.count()).sum();
+                    assertTrue(now > assessed, "a streamed answer with usage is assessed too");
                     ctx.completeNow();
                 })));
     }

@@ -73,6 +73,10 @@ class NonStreamingTierTest {
                     assertEquals("chat.completion.chunk", chunk.getString("object"));
                     assertEquals("whole answer", chunk.getJsonArray("choices").getJsonObject(0)
                             .getJsonObject("delta").getString("content"));
+                    JsonObject nexus = chunk.getJsonObject("nexuscore");
+                    assertEquals("nano", nexus.getString("assigned_tier"), "the one chunk carries the summary");
+                    assertEquals("large", nexus.getString("observed_tier"));
+                    assertEquals("user", nexus.getString("route_source"));
                     assertTrue(events[1].equals("data: [DONE]"));
                     assertEquals(1, registry.get("nexus_misroutes").tag("assigned", "nano").tag("observed", "large")
                             .counter().count());

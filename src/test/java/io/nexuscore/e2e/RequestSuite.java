@@ -9,6 +9,7 @@ import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.testing.GrafanaDashboard;
 import io.nexuscore.testing.FreePort;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -150,6 +152,27 @@ abstract class RequestSuite {
         // Score 72 is now at or below nano_max: the very next request is nano, and the guest, judging
         // its true score 70 against the same thresholds, agrees.
         assertServedAs(SMALL, Tier.NANO, Tier.NANO, dataPlane().post(SMALL.path(), SMALL.body()));
+    }
+
+    /**
+     * Every series docker/grafana-dashboard.json reads is on this router's /metrics, after a request
+     * per tier: all of them in kernel mode, all but the kernel-only ones in user space. The misroute
+     * counters appear with the first misroute of their kind.
+     */
+    @Test
+    @Order(15)
+    void everySeriesTheGrafanaDashboardReadsIsExported() throws Exception {
+        dataPlane().postAll(List.of(NANO.request(), SMALL.request(), LARGE.request()));
+        boolean kernel = expectedRouteSource().equals("kernel");
+        String scrape = control().get("/metrics").body();
+        Set<String> names = GrafanaDashboard.seriesNames(GrafanaDashboard.load());
+        assertTrue(names.size() >= 15, names.toString());
+        for (String name : names) {
+            if (GrafanaDashboard.ON_FIRST_MISROUTE.contains(name) || !kernel && GrafanaDashboard.KERNEL_ONLY.contains(name)) {
+                continue;
+            }
+            assertTrue(GrafanaDashboard.exposes(scrape, name), name + " is on /metrics (" + expectedRouteSource() + " mode)");
+        }
     }
 
     // --- shared set-up -------------------------------------------------------------------------------

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Answers {@code POST /{name}/v1/chat/completions}: the first path segment names the caller (so one
  * server can back several tiers and tests see which one was called). The reply text is
  * {@code "served by {name}"}; usage counts prompt tokens as content bytes / 4 and one completion
- * token. {@code stream: true} gets three SSE chunks and {@code [DONE]}.
+ * token. {@code stream: true} gets three SSE chunks, a usage chunk when
+ * {@code stream_options.include_usage} asks for it, and {@code [DONE]}.
  * {@link #hold()} parks requests until {@link #release()}, for deadline and queue tests.
  */
 public final class LocalOpenAiServer {
@@ -147,6 +148,12 @@ public final class LocalOpenAiServer {
             for (String piece : new String[] {"served ", "by ", name}) {
                 request.response().write(Buffer.buffer("data: " + chunk(json, piece).encode() + "\n\n"));
             }
+            JsonObject options = json.getJsonObject("stream_options");
+            if (options != null && options.getBoolean("include_usage", false)) {
+                // OpenAI's shape: a last chunk with no choices and the usage.
+                request.response().write(Buffer.buffer("data: " + chunk(json, null).put("choices", new JsonArray())
+                        .put("usage", usage(promptTokens)).encode() + "\n\n"));
+            }
             request.response().end("data: [DONE]\n\n");
             return;
         }
@@ -159,11 +166,13 @@ public final class LocalOpenAiServer {
                         .put("index", 0)
                         .put("message", new JsonObject().put("role", "assistant").put("content", text))
                         .put("finish_reason", "stop")))
-                .put("usage", new JsonObject()
-                        .put("prompt_tokens", promptTokens)
-                        .put("completion_tokens", 1)
-                        .put("total_tokens", promptTokens + 1));
+                .put("usage", usage(promptTokens));
         request.response().putHeader("Content-Type", "application/json").end(reply.toBuffer());
+    }
+
+    private static JsonObject usage(int promptTokens) {
+        return new JsonObject().put("prompt_tokens", promptTokens).put("completion_tokens", 1)
+                .put("total_tokens", promptTokens + 1);
     }
 
     private static JsonObject chunk(JsonObject request, String piece) {

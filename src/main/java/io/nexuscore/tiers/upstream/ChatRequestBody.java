@@ -10,7 +10,7 @@ import io.vertx.core.buffer.Buffer;
  * a JSON tree per request and running it through the generic encoder.
  *
  * <p>The document: {@code {"model": M, "messages": [{"role": "user", "content": PROMPT}]}} plus
- * {@code max_tokens} when the client set it and {@code stream: true} when streaming.
+ * {@code max_tokens} when the client set it and {@code stream: true} and {@code stream_options.include_usage} when streaming.
  */
 final class ChatRequestBody {
 
@@ -29,7 +29,9 @@ final class ChatRequestBody {
             body.appendString(",\"max_tokens\":").appendString(Integer.toString(request.maxTokens()));
         }
         if (stream) {
-            body.appendString(",\"stream\":true");
+            // The usage (the tier's assessment) comes only when asked for; the data plane turns its
+            // chunk into the stream's summary.
+            body.appendString(",\"stream\":true,\"stream_options\":{\"include_usage\":true}");
         }
         return body.appendString("}");
     }

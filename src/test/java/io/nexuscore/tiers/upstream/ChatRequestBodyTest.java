@@ -21,7 +21,8 @@ class ChatRequestBodyTest {
         ChatRequestBody body = new ChatRequestBody("m\"odel");
         assertEquals(expected("m\"odel", NASTY),
                 new JsonObject(body.encode(TierRequest.of("chat", NASTY), false)));
-        assertEquals(expected("m\"odel", "").put("max_tokens", 7).put("stream", true),
+        assertEquals(expected("m\"odel", "").put("max_tokens", 7).put("stream", true)
+                        .put("stream_options", new JsonObject().put("include_usage", true)),
                 new JsonObject(body.encode(new TierRequest("chat", "", 7, TierRequest.Simulation.NONE), true)));
     }
 }

@@ -113,8 +113,9 @@ class UpstreamTierBackendTest {
         }).onComplete(ctx.succeeding(v -> ctx.verify(() -> {
             String text = collected.toString();
             assertTrue(text.endsWith("data: [DONE]\n\n"), text);
-            assertEquals(4, text.split("\n\n").length);
+            assertEquals(5, text.split("\n\n").length, "three chunks, the usage chunk asked for, [DONE]");
             assertTrue(upstream.bodies().get(0).getBoolean("stream"));
+            assertTrue(upstream.bodies().get(0).getJsonObject("stream_options").getBoolean("include_usage"));
             ctx.completeNow();
         })));
     }

@@ -1,0 +1,182 @@
+package io.nexuscore.dataplane;
+
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.classify.Tier;
+import io.nexuscore.tiers.TierReply;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * Passes an upstream's server-sent events through unchanged, event by event, and ends the stream
+ * with the router's summary: when the upstream reported usage, the last chunk before
+ * {@code data: [DONE]} is a chat completion chunk with empty {@code choices}, the {@code usage} and a
+ * {@code nexuscore} object (assigned tier, observed tier, score, route source), the shape of
+ * OpenAI's own {@code stream_options.include_usage} chunk. The upstream's usage-only chunk is the
+ * one replaced, so a client sees one such chunk, not two; a chunk that carries choices and usage
+ * (some servers) is passed through and its usage still counted.
+ *
+ * <p>Only a client that asked for usage ({@code stream_options.include_usage}) gets the summary chunk;
+ * for any other the upstream's usage-only chunk (the router asks the upstream for it to count the
+ * answer) is dropped, so no chunk with empty {@code choices} reaches a client that did not ask.
+ *
+ * <p>The observed tier is the band the usage's total tokens fall in under the thresholds the request
+ * was assigned under, as for non-streamed upstream answers. Without usage there is no summary chunk:
+ * nothing is known that the response head did not already say.
+ *
+ * <p>Not thread-safe: one per stream, fed on the request's event loop.
+ */
+final class StreamSummary {
+
+    private final Resolution resolution;
+    private final boolean emit;
+    private Buffer pending = Buffer.buffer();
+    private JsonObject usage;
+    /** The upstream's usage chunk (or its last chunk): id, object, created and model for the summary. */
+    private JsonObject template;
+    private boolean summarized;
+
+    /**
+     * @param emit the client asked for usage ({@code stream_options.include_usage}): end with the summary
+     *             chunk; otherwise the upstream's usage-only chunk (which the router asks for, to count
+     *             the answer) is dropped and the stream looks as the client asked for it
+     */
+    StreamSummary(Resolution resolution, boolean emit) {
+        this.resolution = resolution;
+        this.emit = emit;
+    }
+
+    /** The complete events in {@code chunk} (and what was held back before it), rewritten; a partial event waits. */
+    Buffer feed(Buffer chunk) {
+        pending.appendBuffer(chunk);
+        Buffer out = Buffer.buffer(pending.length() + 64);
+        int from = 0;
+        int end;
+        while ((end = eventEnd(pending, from)) >= 0) {
+            event(pending.slice(from, end), out);
+            from = end;
+        }
+        pending = from == 0 ? pending : pending.getBuffer(from, pending.length());
+        return out;
+    }
+
+    /** The upstream ended: what it left unterminated, passed as it is. */
+    Buffer finish() {
+        Buffer rest = pending;
+        pending = Buffer.buffer();
+        return rest;
+    }
+
+    /** The tier's assessment from the usage, once the stream reported it. */
+    Optional<TierReply> reply() {
+        if (usage == null) {
+            return Optional.empty();
+        }
+        int prompt = usage.getInteger("prompt_tokens", 0);
+        int completion = usage.getInteger("completion_tokens", 0);
+        int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
+        String model = template == null ? null : template.getString("model");
+        return Optional.of(new TierReply("", resolution.thresholds().tierFor(score), score, prompt, completion,
+                model == null ? "" : model));
+    }
+
+    /** The router's part of a summary: also added to the one chunk a non-streaming tier's answer becomes. */
+    static JsonObject nexuscore(Resolution resolution, Tier observed, int observedScore) {
+        JsonObject json = new JsonObject()
+                .put("assigned_tier", resolution.tier().label())
+                .put("score", resolution.score())
+                .put("route_source", resolution.source().label());
+        if (observed != null) {
+            json.put("observed_tier", observed.label());
+        }
+        if (observedScore != TierReply.UNKNOWN_SCORE) {
+            json.put("observed_score", observedScore);
+        }
+        return json;
+    }
+
+    /** One event, terminator included: passed through, replaced, or preceded by the summary. */
+    private void event(Buffer event, Buffer out) {
+        String data = data(event);
+        if (data == null) {
+            out.appendBuffer(event);
+            return;
+        }
+        if (data.equals("[DONE]")) {
+            summary(out);
+            out.appendBuffer(event);
+            return;
+        }
+        if (data.contains("\"usage\"")) {
+            try {
+                JsonObject json = new JsonObject(data);
+                JsonObject reported = json.getJsonObject("usage");
+                if (reported != null) {
+                    usage = reported;
+                    template = json;
+                    JsonArray choices = json.getJsonArray("choices");
+                    if (choices == null || choices.isEmpty()) {
+                        return; // the usage-only chunk: the summary takes its place
+                    }
+                }
+            } catch (DecodeException | ClassCastException e) {
+                // not ours to judge: passed through as the upstream sent it
+            }
+        }
+        out.appendBuffer(event);
+    }
+
+    private void summary(Buffer out) {
+        if (summarized || usage == null || !emit) {
+            return;
+        }
+        summarized = true;
+        TierReply reply = reply().orElseThrow();
+        JsonObject chunk = new JsonObject()
+                .put("id", template.getValue("id"))
+                .put("object", template.getString("object", "chat.completion.chunk"))
+                .put("created", template.getValue("created"))
+                .put("model", template.getValue("model"))
+                .put("choices", new JsonArray())
+                .put("usage", usage)
+                .put("nexuscore", nexuscore(resolution, reply.observedTier(), reply.observedScore()));
+        out.appendString("data: ").appendString(chunk.encode()).appendString("\n\n");
+    }
+
+    /** The event's data (its data lines joined), or null when it has none (a comment, a retry). */
+    private static String data(Buffer event) {
+        String text = event.toString(StandardCharsets.UTF_8);
+        StringBuilder data = null;
+        for (String line : text.split("\r\n|\n|\r")) {
+            if (line.startsWith("data:")) {
+                String value = line.substring(line.startsWith("data: ") ? 6 : 5);
+                data = data == null ? new StringBuilder(value) : data.append('\n').append(value);
+            }
+        }
+        return data == null ? null : data.toString();
+    }
+
+    /** The index just past the blank line that ends the event starting at {@code from}, or -1. */
+    private static int eventEnd(Buffer buffer, int from) {
+        int length = buffer.length();
+        for (int i = from; i < length; i++) {
+            byte b = buffer.getByte(i);
+            if (b == '\n' || b == '\r') {
+                int next = i + (b == '\r' && i + 1 < length && buffer.getByte(i + 1) == '\n' ? 2 : 1);
+                if (next < length) {
+                    byte c = buffer.getByte(next);
+                    if (c == '\n') {
+                        return next + 1;
+                    }
+                    if (c == '\r') {
+                        return next + 1 < length && buffer.getByte(next + 1) == '\n' ? next + 2 : next + 1 < length ? next + 1 : -1;
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+}

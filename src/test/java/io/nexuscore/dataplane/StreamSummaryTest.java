@@ -1,0 +1,74 @@
+package io.nexuscore.dataplane;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+
+/** The rewrite of an upstream's event stream, fed in arbitrary pieces as the network delivers them. */
+class StreamSummaryTest {
+
+    private static final Resolution ASSIGNED = new Resolution(Tier.NANO, 12, RouteSource.USER, Thresholds.DEFAULT, 0);
+    private static final String CHUNK = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"m\","
+            + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n";
+    private static final String USAGE = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"m\","
+            + "\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":10,\"total_tokens\":110}}\n\n";
+    private static final String DONE = "data: [DONE]\n\n";
+
+    /** Feeds the stream one byte at a time: no event may depend on arriving whole. */
+    private static String byteByByte(StreamSummary summary, String stream) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : stream.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            out.append(summary.feed(Buffer.buffer(new byte[] {b})).toString());
+        }
+        return out.append(summary.finish().toString()).toString();
+    }
+
+    @Test
+    void withoutUsageTheStreamPassesUnchanged() {
+        String stream = ": keep-alive\n\n" + CHUNK + CHUNK + DONE;
+        StreamSummary summary = new StreamSummary(ASSIGNED, true);
+        assertEquals(stream, byteByByte(summary, stream));
+        assertTrue(summary.reply().isEmpty());
+    }
+
+    @Test
+    void theUsageChunkBecomesTheSummaryBeforeDone() {
+        StreamSummary summary = new StreamSummary(ASSIGNED, true);
+        String out = byteByByte(summary, CHUNK + USAGE + DONE);
+        String[] events = out.split("\n\n");
+        assertEquals(3, events.length, out);
+        assertEquals(CHUNK.trim(), events[0]);
+        JsonObject last = new JsonObject(events[1].substring(6));
+        assertEquals(110, last.getJsonObject("usage").getInteger("total_tokens"));
+        assertEquals(new JsonObject().put("assigned_tier", "nano").put("score", 12).put("route_source", "user")
+                .put("observed_tier", "small").put("observed_score", 110), last.getJsonObject("nexuscore"));
+        assertEquals("c", last.getString("id"));
+        assertEquals("data: [DONE]", events[2]);
+        assertEquals(Tier.SMALL, summary.reply().orElseThrow().observedTier());
+    }
+
+    @Test
+    void usageRidingOnAChunkWithChoicesIsPassedAndStillSummarized() {
+        String withChoices = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"m\","
+                + "\"choices\":[{\"index\":0,\"delta\":{}}],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\r\n\r\n";
+        StreamSummary summary = new StreamSummary(ASSIGNED, true);
+        String out = byteByByte(summary, withChoices + "data: [DONE]\r\n\r\n");
+        assertTrue(out.startsWith(withChoices), out);
+        assertTrue(out.contains("\"observed_tier\":\"nano\""), out);
+        assertTrue(out.endsWith("data: [DONE]\r\n\r\n"), out);
+    }
+
+    /** A client that did not ask for usage never sees a chunk with empty choices; the usage still counts. */
+    @Test
+    void withoutTheClientAskingTheUsageChunkIsDroppedAndNoSummaryIsAdded() {
+        StreamSummary summary = new StreamSummary(ASSIGNED, false);
+        String out = byteByByte(summary, CHUNK + USAGE + DONE);
+        assertEquals(CHUNK + DONE, out);
+        assertEquals(Tier.SMALL, summary.reply().orElseThrow().observedTier());
+    }
+}
