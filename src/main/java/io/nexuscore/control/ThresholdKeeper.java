@@ -1,5 +1,7 @@
 package io.nexuscore.control;
 
+import io.nexuscore.config.AtomicFile;
+
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
@@ -8,13 +10,9 @@ import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -201,24 +199,9 @@ final class ThresholdKeeper {
     /** Writes a temporary file beside the state file, syncs it and renames it over: never a torn file. */
     private void save(Thresholds t) {
         byte[] bytes = new JsonObject().put("thresholds", pair(t.nanoMax(), t.smallMax())).encodePrettily().getBytes(StandardCharsets.UTF_8);
-        Path dir = stateFile.toAbsolutePath().getParent();
-        Path tmp = null;
         try {
-            Files.createDirectories(dir);
-            tmp = Files.createTempFile(dir, "." + stateFile.getFileName(), ".tmp");
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-                ch.write(ByteBuffer.wrap(bytes));
-                ch.force(true);
-            }
-            Files.move(tmp, stateFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            AtomicFile.write(stateFile, bytes, false);
         } catch (IOException e) {
-            if (tmp != null) {
-                try {
-                    Files.deleteIfExists(tmp);
-                } catch (IOException ignored) {
-                    // the original error is the one to report
-                }
-            }
             throw new UncheckedIOException("cannot save thresholds to state file " + stateFile + ": " + e, e);
         }
     }

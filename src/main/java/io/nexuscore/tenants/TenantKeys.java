@@ -1,18 +1,15 @@
 package io.nexuscore.tenants;
 
+import io.nexuscore.config.AtomicFile;
+
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -209,25 +206,9 @@ public final class TenantKeys {
         JsonObject tenants = new JsonObject();
         byTenant.forEach((id, hashes) -> tenants.put(id, new JsonArray(hashes)));
         byte[] bytes = new JsonObject().put("tenants", tenants).encodePrettily().getBytes(StandardCharsets.UTF_8);
-        Path dir = target.toAbsolutePath().getParent();
-        Path tmp = null;
         try {
-            Files.createDirectories(dir);
-            tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp",
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-                ch.write(ByteBuffer.wrap(bytes));
-                ch.force(true);
-            }
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            AtomicFile.write(target, bytes, true);
         } catch (IOException e) {
-            if (tmp != null) {
-                try {
-                    Files.deleteIfExists(tmp);
-                } catch (IOException ignored) {
-                    // the original error is the one to report
-                }
-            }
             throw new UncheckedIOException("cannot save tenant keys to " + target + ": " + e, e);
         }
     }
