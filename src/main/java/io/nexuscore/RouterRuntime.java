@@ -149,8 +149,8 @@ public final class RouterRuntime implements AutoCloseable {
             Map<Tier, TierBackend> pools = TierPools.create(config, registry);
             started.addAll(pools.values());
 
-            // Upstream backends read thresholds on event loops: the snapshot, never the kernel map.
-            LiveThresholds thresholds = LiveThresholds.start(vertx, wiring.thresholds(), wiring.reads());
+            // Event loops read the thresholds where they live (memory, or the mmap'ed kernel map).
+            LiveThresholds thresholds = LiveThresholds.start(vertx, wiring.thresholds(), wiring.thresholds().readCost());
             started.add(thresholds);
             AutoCloseable thresholdRefresh = thresholds;
             Supplier<Thresholds> upstreamThresholds = thresholds.snapshot();

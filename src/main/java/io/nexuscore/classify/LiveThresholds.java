@@ -8,10 +8,10 @@ import java.util.function.Supplier;
  * The one threshold-read policy. The live thresholds sit in a {@link ThresholdStore} (the pinned
  * {@code score_thresholds} map in kernel mode, memory in user space) and are read three ways:
  * <ul>
- *   <li>the tier decision reads {@link #store()} on every request, exact; in kernel mode it runs on a
- *       worker anyway (the verdict lookup is a syscall too);</li>
+ *   <li>the tier decision reads {@link #store()} on every request, exact;</li>
  *   <li>code on an event loop reads {@link #snapshot()}: the store itself when a read costs
- *       {@link ReadCost#MEMORY}, else a copy refreshed off the loop every {@link #SNAPSHOT_REFRESH};</li>
+ *       {@link ReadCost#MEMORY} (both of the router's stores: memory, and the mmap'ed kernel map), else
+ *       a copy refreshed off the loop every {@link #SNAPSHOT_REFRESH};</li>
  *   <li>the control plane compares the store with what it last saw every {@link #CHANGE_POLL}, to
  *       report changes made behind its back (bpftool, the kernel loop) as events.</li>
  * </ul>

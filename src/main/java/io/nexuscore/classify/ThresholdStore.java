@@ -13,6 +13,14 @@ public interface ThresholdStore {
     /** The stored value, as any tool left it (possibly invalid). */
     ThresholdState state();
 
+    /**
+     * What a read costs: both stores of the router are memory (the kernel's score_thresholds is
+     * mmap'ed), so event loops read them directly and a PATCH applies to the very next request.
+     */
+    default ReadCost readCost() {
+        return ReadCost.MEMORY;
+    }
+
     /** Replaces {@code expected} (all of it: thresholds, writer, version) with {@code next}; false when it changed. */
     boolean compareAndSet(ThresholdState expected, ThresholdState next);
 

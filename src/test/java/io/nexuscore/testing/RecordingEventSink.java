@@ -27,20 +27,35 @@ public final class RecordingEventSink implements EventSink {
     }
 
     /** The first event matching {@code filter}, waiting up to 5 s for it to be published. */
+    /**
+     * The first recorded event that matches, polled every 10 ms for at most 5 s on a thread of its own
+     * (not a Vert.x timer: a test's Vert.x instance may be busy or closing; a timer that never fires
+     * would hang the test instead of failing it).
+     */
     public Future<Event> awaitEvent(Vertx vertx, Predicate<Event> filter) {
         Promise<Event> found = Promise.promise();
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        vertx.setPeriodic(0, 10, id -> {
-            events.stream().filter(filter).findFirst().ifPresentOrElse(event -> {
-                vertx.cancelTimer(id);
-                found.tryComplete(event);
-            }, () -> {
-                if (System.nanoTime() > deadline) {
-                    vertx.cancelTimer(id);
-                    found.tryFail(new AssertionError("no matching event within 5 s; got " + events));
+        Thread poller = new Thread(() -> {
+            long deadline = System.nanoTime() + 5_000_000_000L;
+            while (true) {
+                java.util.Optional<Event> event = events.stream().filter(filter).findFirst();
+                if (event.isPresent()) {
+                    found.tryComplete(event.get());
+                    return;
                 }
-            });
-        });
+                if (System.nanoTime() > deadline) {
+                    found.tryFail(new AssertionError("no matching event within 5 s; got " + events));
+                    return;
+                }
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    found.tryFail(e);
+                    return;
+                }
+            }
+        }, "await-event");
+        poller.setDaemon(true);
+        poller.start();
         return found.future();
     }
 
