@@ -722,12 +722,18 @@ static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u64
 	return q10 > PROMPT_Q10_MAX ? PROMPT_Q10_MAX : q10;
 }
 
+/* A stored gain as readers apply it: 0 (never written) is one, anything above TOKEN_GAIN_MAX is the max. */
+static __always_inline __u32 effective_gain(__u32 gain)
+{
+	return gain == 0 ? TOKEN_GAIN_ONE : gain > TOKEN_GAIN_MAX ? TOKEN_GAIN_MAX : gain;
+}
+
 static __always_inline __u32 token_gain(void)
 {
 	__u32 zero = 0;
 	struct token_model *m = bpf_map_lookup_elem(&token_model, &zero);
 
-	return m && m->gain ? m->gain : TOKEN_GAIN_ONE;
+	return effective_gain(m ? m->gain : 0);
 }
 
 static __always_inline __u8 tier_for(__u32 score)
@@ -1265,7 +1271,7 @@ static __always_inline void calibration_stage(const struct adaptive_settings *s,
 	cur = bpf_map_lookup_elem(&token_model, &zero);
 	if (!cur)
 		return;
-	old = cur->gain ? cur->gain : TOKEN_GAIN_ONE; /* never written: the built-in ratio */
+	old = effective_gain(cur->gain); /* never written: the built-in ratio; a tool's huge value: the max */
 	/* No overflow: sum_true < ADAPT_MAX_EVENTS * 2^32 < 2^49, times 2^14 < 2^63. */
 	target = (__u64)TOKEN_GAIN_ONE * 16 * sum_true / sum_est;
 	/* Within the dead band the estimate is as good as one period's mix can tell: hold. */

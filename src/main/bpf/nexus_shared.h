@@ -211,6 +211,8 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
 #define TOKEN_PER_LEAD3_Q10 613
 #define TOKEN_PER_BYTE_Q10 241
 #define TOKEN_GAIN_ONE 1024        /* gain 1.0 in Q10 */
+/* The largest gain any reader applies (8.0): a tool may write any u32 into token_model. */
+#define TOKEN_GAIN_MAX 8192
 /*
  * The calibration holds while the period's target gain is within this of the gain in force (3 %):
  * one period's prompt mix moves the ratio by a few percent, and chasing that only jitters tiers.

@@ -35,7 +35,7 @@ public record AdaptiveSettings(boolean enabled, int periodMs, int nanoTargetP95U
 
     /** Bounds of the gain bounds (Q10): 1/16 .. 8. */
     public static final int MIN_GAIN_Q10 = 64;
-    public static final int MAX_GAIN_Q10 = 8192;
+    public static final int MAX_GAIN_Q10 = io.nexuscore.classify.TokenGain.MAX_Q10;
     public static final int MAX_GAIN_STEP_Q10 = 1024;
 
     /** Defaults; the loader sets the ceiling to the configured nano_max ({@link #withCeiling}). */

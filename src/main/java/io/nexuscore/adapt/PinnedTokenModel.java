@@ -35,11 +35,10 @@ public final class PinnedTokenModel implements TokenGain, AutoCloseable {
         return new PinnedTokenModel(MappedMapValue.map(map, SharedStructs.TOKEN_MODEL, "token model"));
     }
 
-    /** The gain in force, Q10; 0 (never written) reads as {@link TokenGain#ONE_Q10}. */
+    /** The gain in force, Q10, as the kernel applies it ({@link TokenGain#effective}: 0 is one, a tool's huge value the max). */
     @Override
     public int gainQ10() {
-        int gain = (int) INT.getOpaque(value, OFF_GAIN);
-        return gain == 0 ? ONE_Q10 : gain;
+        return TokenGain.effective((int) INT.getOpaque(value, OFF_GAIN));
     }
 
     /** Bumped by every writer (the calibration stage, the loader). */

@@ -62,7 +62,7 @@ public final class Scorer {
     public int score(byte[] requestLine, PromptEstimate estimate) {
         int length = Math.min(requestLine.length, REQUEST_LINE_MAX);
         int bits = keywordBits(requestLine, length) | estimate.keywordBits();
-        long total = estimate.tokens(gain.gainQ10() == 0 ? TokenGain.ONE_Q10 : gain.gainQ10()) + bonus(bits);
+        long total = estimate.tokens(TokenGain.effective(gain.gainQ10())) + bonus(bits);
         return (int) Math.min(MAX_SCORE, total);
     }
 

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.RequestHeadParser;
+import io.nexuscore.classify.ScoreWeights;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
@@ -210,6 +212,43 @@ class ClassifierTestRunTest {
         int mark = runTc(c.frame());
         int expected = c.expect().map(e -> SocketMarks.encode(SocketMarks.KIND_REQUEST, e.tier())).orElse(0);
         assertEquals(expected, mark, String.format("skb->mark 0x%08x", mark));
+    }
+
+    /**
+     * token_model is a pinned map any tool can write: a gain of 0xffffffff (or any u32 above the max)
+     * must not overflow the estimate into a small score. The kernel and the Java twin both read it as
+     * TOKEN_GAIN_MAX, and 0 as one.
+     */
+    @Test
+    void aGainAnotherToolWroteIsClampedAlikeInTheKernelAndInJava() {
+        String body = "{\"prompt\":\"" + "Explain the proof in detail, step by step. ".repeat(15) + "\"}";
+        String payload = "POST /v1/completions HTTP/1.1\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+        byte[] frame = Packets.tcp(PORT, payload);
+        RequestHeadParser.HeadFacts head = RequestHeadParser.parse(payload.getBytes(StandardCharsets.ISO_8859_1)).orElseThrow();
+        BpfMap model = BpfMap.openPinned(kernel.pinDir(), "token_model", 4, 8);
+        try (model) {
+            int[] gains = {0xffffffff, 0x80000000, 9000, 8192, 0, 512};
+            int[] scores = new int[gains.length];
+            for (int i = 0; i < gains.length; i++) {
+                byte[] value = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(gains[i]).putInt(7).array();
+                model.update(new byte[4], value, BpfMap.BPF_ANY);
+                kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame, null, 1);
+                int stored = gains[i];
+                scores[i] = onlyVerdict().score();
+                assertEquals(head.score(new Scorer(ScoreWeights.DEFAULT, () -> stored)), scores[i],
+                        String.format("gain 0x%08x: kernel and Java", stored));
+            }
+            assertEquals(scores[3], scores[0], "0xffffffff reads as the max gain");
+            assertEquals(scores[3], scores[1], "0x80000000 reads as the max gain");
+            assertEquals(scores[3], scores[2], "9000 reads as the max gain");
+            assertTrue(scores[3] > scores[4] && scores[4] > scores[5], "the gain scales the estimate: " + java.util.Arrays.toString(scores));
+        } finally {
+            byte[] one = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(1024).putInt(1).array();
+            BpfMap reset = BpfMap.openPinned(kernel.pinDir(), "token_model", 4, 8);
+            try (reset) {
+                reset.update(new byte[4], one, BpfMap.BPF_ANY);
+            }
+        }
     }
 
     @Test

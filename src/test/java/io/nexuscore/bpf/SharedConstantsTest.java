@@ -58,6 +58,7 @@ class SharedConstantsTest {
         java.put("SLOT_HASH_MULT", Integer.toUnsignedLong(SharedStructs.SLOT_HASH_MULT));
         java.put("ADAPT_MAX_EVENTS", (long) AdaptiveSettings.MAX_EVENTS);
         java.put("TOKEN_GAIN_ONE", (long) io.nexuscore.classify.TokenGain.ONE_Q10);
+        java.put("TOKEN_GAIN_MAX", (long) io.nexuscore.classify.TokenGain.MAX_Q10);
         java.put("VERDICT_F_BLIND", (long) SharedStructs.VERDICT_F_BLIND);
         java.put("KEYWORD_SCAN_BYTES", (long) PromptEstimate.KEYWORD_SCAN_BYTES);
         java.put("TRAILER_ALLOWANCE", (long) PromptEstimate.TRAILER_ALLOWANCE);
