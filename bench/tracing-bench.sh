@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Request tracing's cost, short and bounded: the real router (the jar, user-space mode) under the
+# Request tracing's cost, short and bounded: the real router (the jar; kernel mode when root, as the
+# product runs by default, else user-space mode; MODE=user|kernel chooses) under the
 # Java LoadGenerator's nano request, with telemetry off (the default) and with every request traced
 # (samplePercent 100) and exported over OTLP/HTTP to a local sink (OtlpSink, loopback), alternated
 # ROUNDS times. Prints one LoadGenerator line per run (req/s, P50/P99, the router's CPU time per
@@ -12,7 +13,8 @@
 #   ORDER="off otlp"    which router runs first in a round (the second one may gain or lose by it)
 #
 # Usage: [ROUNDS=1] [TIERS=wasm] [SAMPLE_PERCENT=100] bench/tracing-bench.sh [SECONDS] [WARMUP_SECONDS] [CONCURRENCY]
-# Takes /tmp/nx-bench.lock for the whole run; every process started here is stopped by PID on exit.
+# Takes /tmp/nx-bench.lock for the whole run (and /tmp/nx-lo.lock in kernel mode: XDP/TC on lo, a pin
+# directory per router, removed after it); every process started here is stopped by PID on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,6 +51,13 @@ wait_for() { # log-file pattern pid
   return 1
 }
 
+mode="${MODE:-$([ "$(id -u)" -eq 0 ] && echo kernel || echo user)}"
+if [ "$mode" = kernel ]; then
+  bash scripts/mount-bpffs.sh > /dev/null
+  exec 9> /tmp/nx-lo.lock
+  flock 9
+fi
+pin_root=/sys/fs/bpf/nexuscore-tracing-bench-$$
 pids=()
 tmp=$(mktemp -d)
 stop() { # pid...
@@ -57,7 +66,7 @@ stop() { # pid...
 }
 cleanup() {
   stop "${pids[@]}"
-  rm -rf "$tmp"
+  rm -rf "$tmp" "$pin_root"-*
 }
 trap cleanup EXIT
 
@@ -83,7 +92,7 @@ elif [ "$tiers_kind" != wasm ]; then
 fi
 
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start," \
-  "c=$concurrency, ${seconds}s measured after ${warmup}s warm-up, user-space mode, tiers: $tiers_kind, $rounds round(s)," \
+  "c=$concurrency, ${seconds}s measured after ${warmup}s warm-up, $mode mode, tiers: $tiers_kind, $rounds round(s)," \
   "traced router samples ${sample}%"
 
 for round in $(seq 1 "$rounds"); do
@@ -94,7 +103,7 @@ for setting in $order; do
 {
   "dataPlane": {"host": "127.0.0.1", "port": $data_port},
   "control": {"port": $control_port, "stateFile": "$tmp/$setting-state.json"},
-  "kernel": {"mode": "user"},
+  "kernel": {"mode": "$mode", "pinDir": "$pin_root-$setting-$round", "interfaces": ["lo"]},
   "telemetry": {"serviceName": "nexuscore-bench", "samplePercent": $sample,
                 "otlp": {"enabled": $enabled, "endpoint": "http://127.0.0.1:$sink_port"}}
   $tiers
@@ -106,6 +115,7 @@ JSON
   java -cp "$cp" io.nexuscore.bench.LoadGenerator "$setting#$round" "$data_port" /v1/chat/completions \
     "$concurrency" "$seconds" "$warmup" 1 "$pid$servers" 2>/dev/null
   stop "$pid"
+  rm -rf "$pin_root-$setting-$round"
   if grep -qi "export.*fail\|failed to export" "$tmp/$setting.log"; then
     echo "bench: the $setting router reported export failures:" >&2
     grep -i "export" "$tmp/$setting.log" | head -5 >&2
