@@ -159,7 +159,8 @@ public final class RouterRuntime implements AutoCloseable {
             for (Tier tier : Tier.values()) {
                 TierConfig tierConfig = config.tier(tier);
                 TierBackend backend = tierConfig.upstream().isPresent()
-                        ? startedBy(started, new UpstreamTierBackend(vertx, tierConfig, upstreamThresholds, sink, registry))
+                        ? startedBy(started, new UpstreamTierBackend(vertx, tierConfig, upstreamThresholds, sink, registry,
+                                config.dataPlane().effectiveInstances()))
                         : pools.get(tier);
                 backends.put(tier, backend);
                 models.put(tier, tierConfig.model());

@@ -33,6 +33,7 @@ public final class LocalOpenAiServer {
     private volatile int failStatus;
     private volatile boolean stallMidBody;
     private final AtomicInteger abandoned = new AtomicInteger();
+    private final ConcurrentLinkedQueue<Integer> clientPorts = new ConcurrentLinkedQueue<>();
 
     private LocalOpenAiServer(HttpServer server) {
         this.server = server;
@@ -65,6 +66,11 @@ public final class LocalOpenAiServer {
 
     public List<JsonObject> bodies() {
         return List.copyOf(bodies);
+    }
+
+    /** The client-side port of every request's connection, in arrival order (which connection carried it). */
+    public List<Integer> clientPorts() {
+        return List.copyOf(clientPorts);
     }
 
     /** From now on, park requests instead of answering them. */
@@ -107,6 +113,7 @@ public final class LocalOpenAiServer {
         if (request.method().name().equals("POST") && segments.length == 5 && segments[2].equals("v1")
                 && segments[3].equals("chat") && segments[4].equals("completions")) {
             String name = segments[1];
+            clientPorts.add(request.remoteAddress().port());
             request.response().closeHandler(v -> abandoned.incrementAndGet());
             request.body().onSuccess(body -> {
                 JsonObject json = body.toJsonObject();

@@ -135,7 +135,7 @@ final class UpstreamExchange {
         tried.add(attempt.endpoint);
         current = attempt;
         long remainingMs = remainingMs();
-        backend.client.request(backend.requestOptions(attempt.endpoint)
+        backend.clients.current().request(backend.requestOptions(attempt.endpoint)
                         .setConnectTimeout(Math.max(1, Math.min(backend.maxQueueWaitMs, remainingMs))))
                 .onComplete(ar -> {
                     if (ar.failed()) {

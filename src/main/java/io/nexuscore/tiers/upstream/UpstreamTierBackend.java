@@ -39,8 +39,9 @@ import java.util.function.Supplier;
  * {@link EndpointPool} for balancing and passive health).
  *
  * Concurrency: the tier's {@code instances} are each endpoint's connections (requests in flight) and
- * its {@code queueCapacity} the requests waiting for one; past that, {@link Kind#QUEUE_FULL}; a
- * request waiting longer than {@code maxQueueWaitMs} is {@link Kind#QUEUE_TIMEOUT}.
+ * its {@code queueCapacity} the requests waiting for one, shared out evenly between the data
+ * plane's event loops (each loop has its own client: {@link LoopClients}); past that,
+ * {@link Kind#QUEUE_FULL}; a request waiting longer than {@code maxQueueWaitMs} is {@link Kind#QUEUE_TIMEOUT}.
  *
  * The observed tier is the band the answer's total tokens fall in under the live thresholds: the
  * same scale as the scorer's token pass (about four bytes a token), measured after the fact.
@@ -55,7 +56,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     final Tier tier;
     final UpstreamConfig upstream;
     final long maxQueueWaitMs;
-    final HttpClientAgent client;
+    final LoopClients clients;
     final EndpointPool pool;
     private final String model;
     private final ChatRequestBody requestBody;
@@ -75,6 +76,17 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
 
     public UpstreamTierBackend(Vertx vertx, TierConfig config, Supplier<Thresholds> thresholds, EventSink events,
                                MeterRegistry registry) {
+        this(vertx, config, thresholds, events, registry, 1);
+    }
+
+    /**
+     * @param eventLoops the event loops requests arrive on: each gets its own client (see
+     *                   {@link LoopClients}) holding its share of {@code instances} connections per
+     *                   endpoint and of {@code queueCapacity} waiters (rounded up); with fewer
+     *                   {@code instances} than loops, loops share clients
+     */
+    public UpstreamTierBackend(Vertx vertx, TierConfig config, Supplier<Thresholds> thresholds, EventSink events,
+                               MeterRegistry registry, int eventLoops) {
         this.vertx = vertx;
         this.tier = config.tier();
         this.upstream = config.upstream().orElseThrow(() -> new IllegalArgumentException(
@@ -85,14 +97,20 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         this.events = events;
         this.maxQueueWaitMs = config.maxQueueWaitMs();
         this.pool = new EndpointPool(upstream.baseUrls());
-        this.client = vertx.createHttpClient(
-                new HttpClientOptions()
-                        .setKeepAlive(true)
-                        .setTcpNoDelay(true)
-                        .setConnectTimeout((int) Math.min(upstream.connectTimeoutMs(), Integer.MAX_VALUE)),
-                new PoolOptions()
-                        .setHttp1MaxSize(config.instances())
-                        .setMaxWaitQueueSize(config.queueCapacity()));
+        if (eventLoops < 1) {
+            throw new IllegalArgumentException("eventLoops must be at least 1, got " + eventLoops);
+        }
+        HttpClientOptions options = new HttpClientOptions()
+                .setKeepAlive(true)
+                .setTcpNoDelay(true)
+                .setConnectTimeout((int) Math.min(upstream.connectTimeoutMs(), Integer.MAX_VALUE));
+        // No more clients than connections, so every client holds at least one (a one-connection
+        // tier keeps one pool and its exact limits).
+        int slots = Math.min(eventLoops, config.instances());
+        PoolOptions pool = new PoolOptions()
+                .setHttp1MaxSize(shareOf(config.instances(), slots))
+                .setMaxWaitQueueSize(shareOf(config.queueCapacity(), slots));
+        this.clients = new LoopClients(() -> vertx.createHttpClient(options, pool), slots);
         String label = tier.label();
         retries = Counter.builder("nexus_upstream_retries")
                 .description("Upstream attempts retried on another endpoint (connect error or 502/503, nothing sent to the client yet)")
@@ -103,6 +121,11 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         readmissions = Counter.builder("nexus_upstream_readmissions")
                 .description("Ejected upstream endpoints re-admitted after a successful probe")
                 .tag("tier", label).register(registry);
+    }
+
+    /** One client's share of a tier-wide count, rounded up so every client gets at least one. */
+    static int shareOf(int total, int eventLoops) {
+        return Math.max(1, (total + eventLoops - 1) / eventLoops);
     }
 
     @Override
@@ -237,6 +260,6 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
 
     @Override
     public void close() {
-        client.close();
+        clients.close();
     }
 }

@@ -2,6 +2,7 @@ package io.nexuscore.tiers.upstream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.classify.Thresholds;
@@ -13,6 +14,7 @@ import io.nexuscore.testing.LocalOpenAiServer;
 import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierReply;
 import io.nexuscore.tiers.TierRequest;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -22,6 +24,8 @@ import io.vertx.junit5.VertxTestContext;
 import java.net.URI;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -118,5 +122,56 @@ class UpstreamTierBackendTest {
             assertTrue(upstream.bodies().get(0).getJsonObject("stream_options").getBoolean("include_usage"));
             ctx.completeNow();
         })));
+    }
+
+    /**
+     * A request, its pooled connection and its callbacks stay on the loop that took the request: a
+     * second loop opens its own connection instead of borrowing the first loop's idle one, and the
+     * first loop gets its own back. (With one shared client the second request rides the first
+     * loop's keep-alive connection: the same client port.)
+     */
+    @Test
+    void eachEventLoopForwardsOverItsOwnConnections(Vertx vertx) throws Exception {
+        LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).toCompletionStage().toCompletableFuture().get();
+        UpstreamConfig config = new UpstreamConfig(URI.create(upstream.baseUrl("s")), "up-model", 5_000, Optional.empty());
+        UpstreamTierBackend backend = new UpstreamTierBackend(vertx, new TierConfig(Tier.SMALL, TierConfig.Engine.CHICORY,
+                "unused", "nexus-small", 4, 16, TierConfig.WASM_PAGE, 1000, List.of(), Optional.of(config)),
+                () -> Thresholds.DEFAULT, io.nexuscore.events.EventSink.DISCARD,
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), 2);
+        // New event-loop contexts take the loops in turn.
+        Context loopA = ((io.vertx.core.internal.VertxInternal) vertx).createEventLoopContext();
+        Context loopB = ((io.vertx.core.internal.VertxInternal) vertx).createEventLoopContext();
+        assertNotEquals(threadOf(loopA), threadOf(loopB), "the test needs two different event loops");
+
+        for (Context loop : List.of(loopA, loopB, loopA)) {
+            CompletableFuture<TierReply> reply = new CompletableFuture<>();
+            loop.runOnContext(v -> backend.submit(TierRequest.of("chat", "x")).whenComplete((r, e) -> {
+                if (e != null) {
+                    reply.completeExceptionally(e);
+                } else {
+                    reply.complete(r);
+                }
+            }));
+            assertEquals("served by s", reply.get(10, TimeUnit.SECONDS).text());
+        }
+        List<Integer> ports = upstream.clientPorts();
+        assertEquals(3, ports.size(), ports.toString());
+        assertNotEquals(ports.get(0), ports.get(1), "loop B must not borrow loop A's connection: " + ports);
+        assertEquals(ports.get(0), ports.get(2), "loop A keeps its own keep-alive connection: " + ports);
+        backend.close();
+    }
+
+    private static String threadOf(Context context) throws Exception {
+        CompletableFuture<String> name = new CompletableFuture<>();
+        context.runOnContext(v -> name.complete(Thread.currentThread().getName()));
+        return name.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void eachLoopHoldsItsShareOfTheTiersConnectionsAndWaiters() {
+        assertEquals(64, UpstreamTierBackend.shareOf(64, 1));
+        assertEquals(32, UpstreamTierBackend.shareOf(64, 2));
+        assertEquals(2, UpstreamTierBackend.shareOf(3, 2)); // rounded up: never fewer in all than configured
+        assertEquals(1, UpstreamTierBackend.shareOf(1, 4)); // every loop can forward
     }
 }
