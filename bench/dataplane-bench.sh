@@ -14,6 +14,12 @@
 #
 # Usage: bench/dataplane-bench.sh [SECONDS] [WARMUP_SECONDS]
 #   MODES="kernel user"  LOADGENS="wrk java"  INSTANCES=<nproc>  JFR_DIR=<dir: record the routers>
+#   JIT_SETTLE_MAX=<s, default 90>
+# Before its first point every JVM target (bare, inline, router, wasm) runs under c=64 until its JIT
+# settles: 5 s windows until one compiles fewer than 25 methods (jstat), at most JIT_SETTLE_MAX
+# seconds. A fixed warm-up measured the router half-compiled: under saturation on 2 cores C2 gets
+# little CPU and the router's far larger code path kept compiling for a minute and more, while
+# the bare server settled in seconds (numbers in bench/dataplane-results.md).
 # Takes /tmp/nx-bench.lock for the whole run and /tmp/nx-lo.lock while a kernel-mode router is
 # attached to lo. Each kernel-mode router gets its own pin dir, removed afterwards; every process
 # started here is stopped by PID on exit.
@@ -89,6 +95,26 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
 LUA
 
+jit_settle_max=${JIT_SETTLE_MAX:-90}
+
+compiled() { # pid -> methods the JVM compiled so far (jstat -compiler: Compiled column)
+  jstat -compiler "$1" 2>/dev/null | awk 'NR == 2 { print $1 }'
+}
+
+settle_jit() { # name port pid : c=64 load in 5 s windows until the JVM's JIT settles
+  local url="http://127.0.0.1:$2/v1/chat/completions" waited=0 before after
+  before=$(compiled "$3")
+  [ -n "$before" ] || return 0 # not a JVM (nginx)
+  while [ "$waited" -lt "$jit_settle_max" ]; do
+    wrk -t1 -c64 -d5s -s "$tmp/post.lua" "$url" > /dev/null
+    waited=$((waited + 5))
+    after=$(compiled "$3")
+    [ $((after - before)) -lt 25 ] && break
+    before=$after
+  done
+  echo "# $1: JIT settled after ${waited}s of c=64 warm-up ($((after - before)) methods compiled in the last 5 s, $after in all)"
+}
+
 run_wrk() { # name port c servers
   local name=$1 port=$2 c=$3 servers=$4 url="http://127.0.0.1:$2/v1/chat/completions"
   wrk -t1 -c"$c" -d"${warmup}s" -s "$tmp/post.lua" "$url" > /dev/null
@@ -113,6 +139,7 @@ run_java() { # name port c servers
 }
 
 measure() { # name port servers -> result lines, c=64 first (the JIT warms faster under load)
+  settle_jit "$1" "$2" "${3%% *}"
   for c in 64 1; do
     for gen in $loadgens; do "run_$gen" "$1" "$2" "$c" "$3" | tee -a "$tmp/results"; done
   done
