@@ -63,6 +63,25 @@ class UpstreamResilienceTest {
     }
 
     @Test
+    void upstreamSilentMidBodyIs504AtTheIdleTimeoutNamingIt(Vertx vertx) {
+        LocalOpenAiServer others = LocalOpenAiServer.start(vertx).await();
+        LocalOpenAiServer stalling = LocalOpenAiServer.start(vertx).await();
+        stalling.stallMidBody(true);
+        JsonObject config = RouterFixture.config(others);
+        // The whole-request timeout would wait a minute: the body's idle timeout must end it.
+        nanoUpstream(config).put("baseUrl", stalling.baseUrl("nano")).put("timeoutMs", 60_000).put("idleTimeoutMs", 300);
+        RouterRuntime router = RouterFixture.start(config, new RecordingEventSink());
+        try {
+            RouterFixture.Reply reply = nano(vertx.createHttpClient(), router);
+            assertProblem(reply, 504, "deadline");
+            assertTrue(reply.json().getString("detail").contains("idleTimeoutMs"), reply.json().encode());
+            assertEquals(1, stalling.abandoned(), "the silent exchange's connection is reset, not left open");
+        } finally {
+            router.close();
+        }
+    }
+
+    @Test
     void deadEndpointAmongTwoLosesNoRequestIsEjectedAndReadmittedWhenBack(Vertx vertx) throws Exception {
         LocalOpenAiServer alive = LocalOpenAiServer.start(vertx).await();
         int deadPort = FreePort.pick();

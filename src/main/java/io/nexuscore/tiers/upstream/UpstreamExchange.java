@@ -8,6 +8,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.ConnectionPoolTooBusyException;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.streams.ReadStream;
 import java.net.ConnectException;
 import java.util.HashSet;
 import java.util.Optional;
@@ -46,6 +47,9 @@ final class UpstreamExchange {
     private volatile Attempt current;
     private volatile boolean expired;
     private volatile boolean cancelled;
+    private volatile boolean idledOut;
+    private volatile IdleWatchdog watchdog;
+    private volatile ReadStream<Buffer> answer;
     private long wholeTimer = -1;
 
     UpstreamExchange(UpstreamTierBackend backend, Buffer body, boolean stream) {
@@ -106,9 +110,26 @@ final class UpstreamExchange {
         return a == null ? null : a.endpoint;
     }
 
+    /**
+     * The accepted answer's body, for its one consumer (after {@link #start}'s future succeeded):
+     * the response itself, each chunk seen by the idle watchdog on the way.
+     */
+    ReadStream<Buffer> answer() {
+        return answer;
+    }
+
+    /** The accepted answer's whole body (the non-streamed path). */
+    Future<Buffer> readBody() {
+        Promise<Buffer> read = Promise.promise();
+        Buffer whole = Buffer.buffer();
+        answer.exceptionHandler(read::tryFail).endHandler(v -> read.tryComplete(whole)).handler(whole::appendBuffer);
+        return read.future();
+    }
+
     /** The client went away: stop waiting, interrupt the call, free its connection. */
     void cancel() {
         cancelled = true;
+        stopWatchdog();
         backend.vertx.cancelTimer(wholeTimer);
         head.tryFail(new TierFailure(Kind.CLOSED, "tier " + backend.tier.label() + ": the client went away"));
         Attempt a = current;
@@ -206,19 +227,30 @@ final class UpstreamExchange {
     }
 
     private void accepted(Attempt attempt, HttpClientRequest request, HttpClientResponse response) {
-        request.idleTimeout(backend.upstream.idleTimeoutMs());
+        // Vert.x cancelled the first-byte timeout with the head; the body's idle timeout is ours,
+        // so that it ends with the answer (see IdleWatchdog).
+        long idleMs = backend.upstream.idleTimeoutMs();
+        IdleWatchdog dog = new IdleWatchdog(backend.vertx, idleMs, () -> {
+            idledOut = true;
+            request.reset(0, new TimeoutException("no chunk of the answer within " + idleMs + " ms"));
+        });
+        watchdog = dog;
+        answer = new WatchedBody(response, dog);
         if (stream) {
             response.pause(); // the consumer resumes it by piping it to the client
         }
         response.end().onComplete(end -> {
+            dog.stop();
             backend.vertx.cancelTimer(wholeTimer);
             if (end.succeeded()) {
                 attempt.succeeded();
             } else if (!cancelled) {
                 attempt.failed(expired ? "answer not finished within " + backend.upstream.timeoutMs() + " ms"
+                        : idledOut ? "answer went silent for " + idleMs + " ms"
                         : "answer broke off: " + describe(end.cause()));
             }
         });
+        dog.start();
         if (!head.tryComplete(response)) {
             attempt.voided();
             request.reset();
@@ -286,9 +318,17 @@ final class UpstreamExchange {
         }
     }
 
+    private void stopWatchdog() {
+        IdleWatchdog dog = watchdog;
+        if (dog != null) {
+            dog.stop();
+        }
+    }
+
     /** The whole-request timer: before the head, a 504; after it, the body is cut off. */
     private void expire() {
         expired = true;
+        stopWatchdog();
         Attempt a = current;
         String why = (a == null ? "upstream" : a.endpoint.display()) + " did not finish within "
                 + backend.upstream.timeoutMs() + " ms";
@@ -324,7 +364,7 @@ final class UpstreamExchange {
         TierFailure failure;
         if (expired) {
             failure = deadline(where + " stalled mid-answer past " + backend.upstream.timeoutMs() + " ms");
-        } else if (cause instanceof TimeoutException) {
+        } else if (idledOut || cause instanceof TimeoutException) {
             failure = new TierFailure(Kind.DEADLINE, "tier " + tier + ": upstream went silent mid-answer for "
                     + backend.upstream.idleTimeoutMs() + " ms (idleTimeoutMs)",
                     where + " sent nothing for " + backend.upstream.idleTimeoutMs() + " ms mid-answer", cause);

@@ -148,7 +148,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
             }
         });
         exchange.start()
-                .compose(response -> response.body())
+                .compose(response -> exchange.readBody())
                 .onComplete(ar -> {
                     if (ar.failed()) {
                         result.completeExceptionally(exchange.failure(ar.cause()));
@@ -180,7 +180,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         });
         exchange.start().onComplete(ar -> {
             if (ar.succeeded()) {
-                result.complete(new UpstreamStream(ar.result().getHeader("Content-Type"), ar.result(), exchange::cancel));
+                result.complete(new UpstreamStream(ar.result().getHeader("Content-Type"), exchange.answer(), exchange::cancel));
             } else {
                 result.completeExceptionally(exchange.failure(ar.cause()));
             }
