@@ -1,0 +1,26 @@
+package io.nexuscore.fleet;
+
+/**
+ * This router's own copy of the policy: the stores the control plane serves (thresholds in memory or
+ * the pinned map, tenant floors, API keys, the kernel loop's settings). Calls may make syscalls and
+ * touch the disk: the fleet thread calls them.
+ */
+public interface LocalPolicy {
+
+    /** Who last wrote the thresholds. */
+    enum Writer { API, KERNEL, OTHER }
+
+    /**
+     * What the router holds now.
+     *
+     * @param content           the policy
+     * @param thresholdsWriter  the control plane's API, the kernel's adaptive loop, or another tool (bpftool)
+     */
+    record State(PolicyContent content, Writer thresholdsWriter) {
+    }
+
+    State read();
+
+    /** Makes the delta's changes to the router's stores, through the same ports the REST API uses. */
+    void apply(PolicyDelta delta);
+}

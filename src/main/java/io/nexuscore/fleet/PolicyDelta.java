@@ -1,0 +1,35 @@
+package io.nexuscore.fleet;
+
+import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedMap;
+
+/**
+ * A change between two policy contents, field by field, so that one node's edit can be laid on top
+ * of a newer fleet policy without undoing another node's edit of another field.
+ *
+ * @param thresholds new thresholds, if they changed
+ * @param tenants    tenant floors that changed: a policy, or empty for a deleted tenant
+ * @param keys       tenants whose key hashes changed: the new list, empty when removed
+ * @param adaptive   new adaptive settings, if they changed
+ */
+public record PolicyDelta(Optional<Thresholds> thresholds, SortedMap<String, Optional<TenantPolicy>> tenants,
+                          SortedMap<String, List<String>> keys, Optional<AdaptiveSettings> adaptive) {
+
+    public boolean isEmpty() {
+        return thresholds.isEmpty() && tenants.isEmpty() && keys.isEmpty() && adaptive.isEmpty();
+    }
+
+    /** Only the thresholds moved: what an adaptive step looks like. */
+    public boolean thresholdsOnly() {
+        return thresholds.isPresent() && tenants.isEmpty() && keys.isEmpty() && adaptive.isEmpty();
+    }
+
+    /** The same delta without its thresholds (a node-scope adaptive step is the node's own). */
+    public PolicyDelta withoutThresholds() {
+        return new PolicyDelta(Optional.empty(), tenants, keys, adaptive);
+    }
+}
