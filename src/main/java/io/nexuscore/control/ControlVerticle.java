@@ -171,6 +171,7 @@ public final class ControlVerticle extends VerticleBase {
         r.put("/tenants/:id/keys").handler(body).handler(token).handler(this::putTenantKeys);
         r.post("/classifier/reload").handler(body).handler(token).handler(this::reload);
         r.get("/events").handler(tokenOffLoopback).handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
+        r.get("/fleet").handler(this::getFleet);
         r.get("/metrics").handler(this::getMetrics);
         r.get("/healthz").handler(this::getHealth);
         DashboardRoutes.mount(r, vertx);
@@ -427,6 +428,14 @@ public final class ControlVerticle extends VerticleBase {
             events.publish("reload", json);
             json(ctx, 200, json);
         });
+    }
+
+    // --- fleet --------------------------------------------------------------------------------------
+
+    /** A cached view: answers at once even while the fleet is unreachable (a partition). */
+    private void getFleet(RoutingContext ctx) {
+        ports.fleet().view().ifPresentOrElse(view -> json(ctx, 200, view), () -> sendProblem(ctx,
+                ProblemType.NOT_IN_FLEET.problem("cluster.enabled is false: this router runs on its own")));
     }
 
     // --- metrics and health -----------------------------------------------------------------------
