@@ -56,6 +56,7 @@ public final class Fleet {
         hz.setProperty("hazelcast.merge.first.run.delay.seconds", String.valueOf(MERGE_DELAY_SECONDS));
         hz.setProperty("hazelcast.merge.next.run.delay.seconds", String.valueOf(MERGE_DELAY_SECONDS));
         hz.setProperty("hazelcast.wait.seconds.before.join", "1");
+        hz.setProperty("hazelcast.health.monitoring.level", "OFF"); // the router's own metrics cover the JVM
         hz.setProperty("hazelcast.local.localAddress", c.host());
         hz.setProperty("hazelcast.socket.bind.any", "false");
 
