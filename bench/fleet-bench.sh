@@ -77,5 +77,7 @@ sort -n "$samples" | awk -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v cpus="$(n
     printf "  P50 %.1f ms   P90 %.1f ms   P99 %.1f ms   max %.1f ms\n", v[int(n*0.50+0.5)]/1000, v[int(n*0.90+0.5)]/1000, v[int(n*0.99+0.5)]/1000, v[n]/1000
     printf "  load average (1/5/15 min) at the end: %s\n", load
   }'
-versions=$(for i in 1 2 3; do curl -s "$(control "$i")/fleet" | grep -o '"policy":{"version":[0-9]*' | grep -o '[0-9]*$'; done | sort -u | wc -l)
-echo "  policy versions across the fleet at the end: $versions distinct (1 = converged)"
+# GET /fleet is refreshed every second: give the views two.
+sleep 2
+versions=$(for i in 1 2 3; do curl -s "$(control "$i")/fleet" | grep -o '"policy":{"version":[0-9]*' | grep -o '[0-9]*$'; done | sort -u | tr '\n' ' ')
+echo "  policy version held by n1..n3 at the end: $versions(one value = converged)"

@@ -21,4 +21,9 @@ public final class DeferredFleetStatus implements FleetStatus {
     public Optional<JsonObject> view() {
         return target.view();
     }
+
+    @Override
+    public void changedHere() {
+        target.changedHere();
+    }
 }

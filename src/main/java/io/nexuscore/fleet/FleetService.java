@@ -119,6 +119,15 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         return Optional.of(view);
     }
 
+    @Override
+    public void changedHere() {
+        try {
+            thread.execute(this::syncQuietly);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // shutting down: the change is in the state file
+        }
+    }
+
     private void syncQuietly() {
         try {
             if (agent.adopted() == null) {

@@ -11,4 +11,11 @@ public interface FleetStatus {
 
     /** This router's view of the fleet; empty when clustering is off. */
     Optional<JsonObject> view();
+
+    /**
+     * The control plane changed the policy here: sync now rather than at the next period. Never
+     * blocks; without a fleet, nothing to do.
+     */
+    default void changedHere() {
+    }
 }
