@@ -76,7 +76,7 @@ public final class FleetAgent {
         for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
             Optional<PolicyDoc> fleet = shared.read();
             if (fleet.isPresent()) {
-                local.apply(here.content().deltaTo(fleet.get().content()));
+                local.apply(here.content().deltaTo(fleet.get().content()), here);
                 hold(fleet.get(), "joined");
                 return fleet.get();
             }
@@ -130,13 +130,13 @@ public final class FleetAgent {
         }
         PolicyDoc fleet = read.get();
         if (adaptiveStep && change.thresholdsOnly()) {
-            proposeStep(fleet, change);
+            proposeStep(fleet, change, here);
         } else if (!change.isEmpty()) {
             boolean external = change.thresholds().isPresent() && here.thresholdsWriter() == LocalPolicy.Writer.OTHER;
-            propose(fleet, change, external ? PolicyDoc.CAUSE_EXTERNAL : PolicyDoc.CAUSE_API);
+            propose(fleet, change, external ? PolicyDoc.CAUSE_EXTERNAL : PolicyDoc.CAUSE_API, here);
         } else if (!fleet.equals(adopted)) {
             if (fleet.newerThan(adopted)) {
-                take(fleet, "adopted");
+                take(fleet, here);
             } else if (shared.compareAndSet(read, adopted)) {
                 // Last writer wins: ours is newer (written while cut off); the fleet takes it.
                 publish("reconciled", adopted);
@@ -148,7 +148,7 @@ public final class FleetAgent {
      * A step of the local kernel loop, proposed against the version it was based on. Dropped (the
      * fleet's thresholds put back) when the fleet moved since, or stepped less than a period ago.
      */
-    private void proposeStep(PolicyDoc fleet, PolicyDelta step) {
+    private void proposeStep(PolicyDoc fleet, PolicyDelta step, LocalPolicy.State here) {
         long now = clock.getAsLong();
         if (fleet.version() == adopted.version() && fleet.equals(adopted) && now - fleet.adaptiveStepAtMs() >= minStepGapMs(fleet)) {
             PolicyDoc next = fleet.next(node, PolicyDoc.CAUSE_ADAPTIVE, now, fleet.content().with(step))
@@ -160,7 +160,7 @@ public final class FleetAgent {
             fleet = shared.read().orElse(fleet);
         }
         PolicyDoc current = fleet.newerThan(adopted) ? fleet : adopted;
-        local.apply(adopted.content().with(step).deltaTo(current.content()));
+        local.apply(here.content().deltaTo(current.content()), here);
         adopted = current;
         adoptedListener.accept(current);
         publish("step-dropped", current);
@@ -172,13 +172,13 @@ public final class FleetAgent {
     }
 
     /** An edit made here, laid on the fleet's newest document until the compare-and-set holds. */
-    private void propose(PolicyDoc fleet, PolicyDelta change, String cause) {
+    private void propose(PolicyDoc fleet, PolicyDelta change, String cause, LocalPolicy.State here) {
         PolicyContent mine = adopted.content().with(change);
         for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
             PolicyContent merged = fleet.content().with(change);
             PolicyDoc next = fleet.next(node, cause, clock.getAsLong(), merged);
             if (shared.compareAndSet(Optional.of(fleet), next)) {
-                local.apply(mine.deltaTo(merged)); // other routers' edits of other fields
+                local.apply(mine.deltaTo(merged), here); // other routers' edits of other fields
                 hold(next, "proposed");
                 return;
             }
@@ -188,9 +188,9 @@ public final class FleetAgent {
                 CAS_ATTEMPTS);
     }
 
-    private void take(PolicyDoc fleet, String action) {
-        local.apply(adopted.content().deltaTo(fleet.content()));
-        hold(fleet, action);
+    private void take(PolicyDoc fleet, LocalPolicy.State here) {
+        local.apply(adopted.content().deltaTo(fleet.content()), here);
+        hold(fleet, "adopted");
     }
 
     private void hold(PolicyDoc doc, String action) {

@@ -13,14 +13,19 @@ public interface LocalPolicy {
     /**
      * What the router holds now.
      *
-     * @param content           the policy
-     * @param thresholdsWriter  the control plane's API, the kernel's adaptive loop, or another tool (bpftool)
+     * @param content            the policy
+     * @param thresholdsWriter   the control plane's API, the kernel's adaptive loop, or another tool (bpftool)
+     * @param thresholdsVersion  the store's write counter when read
      */
-    record State(PolicyContent content, Writer thresholdsWriter) {
+    record State(PolicyContent content, Writer thresholdsWriter, long thresholdsVersion) {
     }
 
     State read();
 
-    /** Makes the delta's changes to the router's stores, through the same ports the REST API uses. */
-    void apply(PolicyDelta delta);
+    /**
+     * Makes the delta's changes to the router's stores, through the same ports the REST API uses.
+     * The thresholds are written only if nobody wrote them since {@code seen} was read: a PATCH that
+     * lands while the fleet's change is applied stands, and goes to the fleet at the next sync.
+     */
+    void apply(PolicyDelta delta, State seen);
 }

@@ -61,7 +61,8 @@ public record PolicyContent(Thresholds thresholds, SortedMap<String, TenantPolic
         });
         Optional<AdaptiveSettings> a = to.adaptive.isPresent() && !to.adaptive.equals(adaptive)
                 ? to.adaptive : Optional.empty();
-        return new PolicyDelta(t, tenantChanges, keyChanges, a);
+        return new PolicyDelta(t, to.thresholds.nanoMax() != thresholds.nanoMax(),
+                to.thresholds.smallMax() != thresholds.smallMax(), tenantChanges, keyChanges, a);
     }
 
     /** This content with the delta's changes made on top (the fleet's newest, plus one node's edit). */
@@ -79,7 +80,7 @@ public record PolicyContent(Thresholds thresholds, SortedMap<String, TenantPolic
                 k.put(id, hashes);
             }
         });
-        return new PolicyContent(delta.thresholds().orElse(thresholds), t, k,
+        return new PolicyContent(delta.thresholdsOnto(thresholds), t, k,
                 delta.adaptive().isPresent() ? delta.adaptive() : adaptive);
     }
 }

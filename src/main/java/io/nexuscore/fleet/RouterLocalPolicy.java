@@ -22,8 +22,6 @@ import java.util.Optional;
  */
 public final class RouterLocalPolicy implements LocalPolicy {
 
-    private static final int CAS_ATTEMPTS = 1000;
-
     private final ThresholdStore thresholds;
     private final TenantPolicies tenants;
     private final TenantKeys keys;
@@ -46,7 +44,8 @@ public final class RouterLocalPolicy implements LocalPolicy {
             default -> Writer.OTHER;
         };
         // A value some tool wrote out of order is shared as what classification uses.
-        return new State(PolicyContent.of(t.effective(), tenants.list(), keys.list(), adaptiveSettings()), writer);
+        return new State(PolicyContent.of(t.effective(), tenants.list(), keys.list(), adaptiveSettings()), writer,
+                t.version());
     }
 
     private Optional<AdaptiveSettings> adaptiveSettings() {
@@ -58,8 +57,10 @@ public final class RouterLocalPolicy implements LocalPolicy {
     }
 
     @Override
-    public void apply(PolicyDelta delta) {
-        delta.thresholds().ifPresent(this::writeThresholds);
+    public void apply(PolicyDelta delta, State seen) {
+        if (delta.thresholds().isPresent()) {
+            writeThresholds(delta, seen.thresholdsVersion());
+        }
         applyTenants(delta);
         applyKeys(delta);
         delta.adaptive().ifPresent(settings -> {
@@ -71,15 +72,20 @@ public final class RouterLocalPolicy implements LocalPolicy {
         });
     }
 
-    private void writeThresholds(Thresholds t) {
-        for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-            ThresholdState current = thresholds.state();
-            if (current.thresholds().equals(Optional.of(t))
-                    || thresholds.compareAndSet(current, current.next(t, ThresholdState.WRITER_API))) {
-                return;
-            }
+    /**
+     * Field by field onto the stored pair, by one compare-and-set against the value the agent read:
+     * when another writer (a PATCH, the kernel loop, a tool) got in since, its value stands and
+     * the agent sends it to the fleet at the next sync, merged onto the fleet's.
+     */
+    private void writeThresholds(PolicyDelta delta, long seenVersion) {
+        ThresholdState current = thresholds.state();
+        if (current.version() != seenVersion) {
+            return;
         }
-        throw new IllegalStateException("the thresholds changed under " + CAS_ATTEMPTS + " attempts to apply the fleet's");
+        Thresholds t = delta.thresholdsOnto(current.effective());
+        if (!current.thresholds().equals(Optional.of(t))) {
+            thresholds.compareAndSet(current, current.next(t, ThresholdState.WRITER_API));
+        }
     }
 
     /** Deletions first, so a prefix a tenant gave up is free for the tenant that takes it. */

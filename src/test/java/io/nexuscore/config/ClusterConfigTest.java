@@ -45,6 +45,22 @@ class ClusterConfigTest {
         assertEquals(Optional.of(new ClusterConfig.Kubernetes("llm", "nexuscore-hz")), cluster.kubernetes());
     }
 
+    /** docker/compose-fleet.yml's router configs stay valid: three members, each router its own name and address. */
+    @Test
+    void theComposeFleetConfigsLoad() {
+        java.util.Set<String> nodes = new java.util.HashSet<>();
+        for (int i = 1; i <= 3; i++) {
+            ClusterConfig cluster = RouterConfig.load(Optional.of(java.nio.file.Path.of("docker/fleet/router-" + i + ".json")))
+                    .cluster();
+            assertTrue(cluster.enabled());
+            assertEquals(3, cluster.members().size());
+            assertTrue(cluster.members().contains(new ClusterConfig.Member(cluster.host(), cluster.port())),
+                    "router-" + i + " is among the members");
+            nodes.add(cluster.node());
+        }
+        assertEquals(3, nodes.size());
+    }
+
     @Test
     void badValuesAreNamed() {
         assertMessage("cluster.port must be in 1..65535, got 0", "{\"cluster\": {\"port\": 0}}");

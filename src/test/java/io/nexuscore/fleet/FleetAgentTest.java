@@ -106,6 +106,37 @@ class FleetAgentTest {
     }
 
     @Test
+    void concurrentEditsOfNanoAndSmallOnTwoRoutersBothSurvive() {
+        Router a = joined("a", Scope.NODE);
+        Router b = joined("b", Scope.NODE);
+        a.local.edit(c -> c.withThresholds(new Thresholds(51, 130)));
+        b.local.edit(c -> c.withThresholds(new Thresholds(60, 151)));
+        a.agent.sync();
+        b.agent.sync();
+        a.agent.sync();
+        assertEquals(new Thresholds(51, 151), a.local.content.thresholds());
+        assertEquals(new Thresholds(51, 151), b.local.content.thresholds());
+        assertEquals(a.agent.adopted(), b.agent.adopted());
+    }
+
+    @Test
+    void aPatchLandingWhileTheFleetsChangeIsAppliedIsNotOverwritten() {
+        Router a = joined("a", Scope.NODE);
+        Router b = joined("b", Scope.NODE);
+        a.local.edit(c -> c.withThresholds(new Thresholds(30, 130)));
+        a.agent.sync();
+        // b's agent reads its stores, then an operator's PATCH lands before it applies a's change.
+        b.local.afterRead = () -> b.local.edit(c -> c.withThresholds(new Thresholds(35, 130)));
+        b.agent.sync();
+        assertEquals(35, b.local.content.thresholds().nanoMax(), "the PATCH stands");
+        b.agent.sync(); // and goes to the fleet
+        a.agent.sync();
+        assertEquals(35, map.read().orElseThrow().content().thresholds().nanoMax());
+        assertEquals(35, a.local.content.thresholds().nanoMax());
+        assertEquals(a.agent.adopted(), b.agent.adopted());
+    }
+
+    @Test
     void fleetScopeStepsOncePerPeriodWhenTwoRoutersSeeTheSameOverload() {
         Router a = joined("a", Scope.FLEET, START.withThresholds(new Thresholds(60, 130)), ADAPTIVE);
         Router b = joined("b", Scope.FLEET, START.withThresholds(new Thresholds(60, 130)), ADAPTIVE);
@@ -257,6 +288,9 @@ class FleetAgentTest {
     static final class FakeLocal implements LocalPolicy {
         PolicyContent content;
         Writer writer = Writer.API;
+        long version;
+        /** Runs right after the agent read the stores: a PATCH landing mid-sync. */
+        Runnable afterRead = () -> { };
 
         FakeLocal(PolicyContent content) {
             this.content = content;
@@ -265,6 +299,7 @@ class FleetAgentTest {
         void edit(java.util.function.UnaryOperator<PolicyContent> change) {
             content = change.apply(content);
             writer = Writer.API;
+            version++;
         }
 
         void tenants(Map<String, TenantPolicy> tenants) {
@@ -280,18 +315,28 @@ class FleetAgentTest {
         void kernelStep(int nanoMax) {
             content = content.withThresholds(new Thresholds(nanoMax, content.thresholds().smallMax()));
             writer = Writer.KERNEL;
+            version++;
         }
 
         @Override
         public State read() {
-            return new State(content, writer);
+            State state = new State(content, writer, version);
+            Runnable hook = afterRead;
+            afterRead = () -> { };
+            hook.run();
+            return state;
         }
 
         @Override
-        public void apply(PolicyDelta delta) {
-            content = content.with(delta);
-            if (delta.thresholds().isPresent()) {
+        public void apply(PolicyDelta delta, State seen) {
+            PolicyDelta d = delta;
+            if (delta.thresholds().isPresent() && seen.thresholdsVersion() != version) {
+                d = delta.withoutThresholds(); // a newer local write stands, as in RouterLocalPolicy
+            }
+            content = content.with(d);
+            if (d.thresholds().isPresent()) {
                 writer = Writer.API;
+                version++;
             }
         }
     }
