@@ -128,14 +128,14 @@ class FleetIT {
             JsonObject t = r.tryJson("/thresholds");
             return t != null && t.getInteger("nano_max") == 51 && t.getInteger("small_max") == 151;
         });
-        awaitOneVersion();
+        long before = awaitOneVersion(0);
 
         // The same field: one value wins, the same on all three.
         a = CompletableFuture.supplyAsync(() -> routers.get(0).send("PATCH", "/thresholds", new JsonObject().put("nano_max", 55)));
         b = CompletableFuture.supplyAsync(() -> routers.get(1).send("PATCH", "/thresholds", new JsonObject().put("nano_max", 56)));
         assertEquals(200, a.get(30, TimeUnit.SECONDS).status());
         assertEquals(200, b.get(30, TimeUnit.SECONDS).status());
-        long version = awaitOneVersion();
+        long version = awaitOneVersion(before + 2); // two writes: two versions
         JsonObject policy = routers.get(2).get("/fleet").json().getJsonObject("policy");
         int winner = policy.getJsonObject("thresholds").getInteger("nano_max");
         assertTrue(winner == 55 || winner == 56, policy.encode());
@@ -159,7 +159,7 @@ class FleetIT {
         assertEquals(47, first.getInteger("nano_max"), "the first answer once serving: " + first);
         assertTrue(n3.events("fleet").stream().anyMatch(e -> e.getString("action").equals("joined")
                 && e.getJsonObject("thresholds").getInteger("nano_max") == 47));
-        awaitOneVersion();
+        awaitOneVersion(0);
     }
 
     @Test
@@ -181,7 +181,7 @@ class FleetIT {
         assertTrue(during.getInteger("nano_max") == 47 || during.getInteger("nano_max") == 49, during.encode());
         n3.await("n3 reconciled to 49", 120, () -> nanoMax(49).test(n3));
         n3.await("n3 back in a fleet of three", 120, () -> clusterMembers(n3) == 3);
-        long version = awaitOneVersion();
+        long version = awaitOneVersion(0);
         assertTrue(n3.events("fleet").stream().anyMatch(e -> e.getLong("version") == version), "n3 announced " + version);
     }
 
@@ -200,8 +200,11 @@ class FleetIT {
         }
     }
 
-    /** Waits until all three hold one policy version (GET /fleet, refreshed every second); returns it. */
-    private long awaitOneVersion() throws Exception {
+    /**
+     * Waits until all three hold one policy version, at least {@code atLeast} (GET /fleet, refreshed
+     * every second); returns it.
+     */
+    private long awaitOneVersion(long atLeast) throws Exception {
         long[] seen = new long[1];
         routers.get(0).await("one policy version on all three", 60, () -> {
             List<Long> versions = new ArrayList<>();
@@ -213,7 +216,7 @@ class FleetIT {
                 versions.add(fleet.getJsonObject("policy").getLong("version"));
             }
             seen[0] = versions.get(0);
-            return versions.stream().distinct().count() == 1;
+            return versions.stream().distinct().count() == 1 && seen[0] >= atLeast;
         });
         assertNotNull(seen[0]);
         return seen[0];

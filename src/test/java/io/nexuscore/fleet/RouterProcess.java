@@ -31,14 +31,28 @@ final class RouterProcess implements AutoCloseable {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
     final String node;
+    final String host;
     final int dataPort;
     final int controlPort;
     private final Path jar;
     private final Path dir;
+    private final List<String> prefix;
     private Process process;
 
+    /** A router on loopback. */
     RouterProcess(String node, Path jar, Path dir, int dataPort, int controlPort, JsonObject config) throws IOException {
+        this(node, List.of(), "127.0.0.1", jar, dir, dataPort, controlPort, config);
+    }
+
+    /**
+     * @param prefix what runs the JVM ({@code ip netns exec NS} for a router in a namespace of its own)
+     * @param host   where its listeners are reached from the test
+     */
+    RouterProcess(String node, List<String> prefix, String host, Path jar, Path dir, int dataPort, int controlPort,
+                  JsonObject config) throws IOException {
         this.node = node;
+        this.prefix = List.copyOf(prefix);
+        this.host = host;
         this.jar = jar;
         this.dir = Files.createDirectories(dir);
         this.dataPort = dataPort;
@@ -47,7 +61,10 @@ final class RouterProcess implements AutoCloseable {
     }
 
     void start() throws IOException {
-        process = new ProcessBuilder("java", "-Xmx512m", "-jar", jar.toString(), "--config", "config.json")
+        List<String> command = new java.util.ArrayList<>(prefix);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-jar",
+                jar.toString(), "--config", "config.json"));
+        process = new ProcessBuilder(command)
                 .directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("router.log").toFile())).start();
     }
@@ -76,7 +93,7 @@ final class RouterProcess implements AutoCloseable {
     /** True once the data plane accepts connections (it listens only after the fleet's policy is applied). */
     boolean serving() {
         try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", dataPort), 500);
+            s.connect(new InetSocketAddress(host, dataPort), 500);
             return true;
         } catch (IOException e) {
             return false;
@@ -103,7 +120,7 @@ final class RouterProcess implements AutoCloseable {
     }
 
     private HttpRequest.Builder request(String path) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + controlPort + path))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://" + host + ":" + controlPort + path))
                 .timeout(Duration.ofSeconds(10));
         Path token = dir.resolve("control.token");
         try {
