@@ -138,6 +138,24 @@ class FleetKernelIT {
         }
     }
 
+    @Test
+    @Order(4)
+    void aBpftoolWriteOnTheKernelRoutersMapReachesTheFleetAsExternal() throws Exception {
+        RouterProcess k1 = routers.get(2);
+        // bpftool in k1's own mount namespace (its private bpffs holds the pins) writes the map directly.
+        Process bpftool = new ProcessBuilder("nsenter", "-t", String.valueOf(k1.pid()), "-m", "-n",
+                "bpftool", "map", "update", "pinned", "/sys/fs/bpf/" + veth.namespace + "/score_thresholds",
+                "key", "0", "0", "0", "0", "value", "33", "140", "0", "0", "0", "0", "0", "0")
+                .redirectErrorStream(true).start();
+        String output = new String(bpftool.getInputStream().readAllBytes());
+        assertTrue(bpftool.waitFor(30, TimeUnit.SECONDS) && bpftool.exitValue() == 0, "bpftool: " + output);
+        for (RouterProcess r : routers.subList(0, 2)) {
+            r.await(r.node + " has nano_max 33 from k1's bpftool write", 30, () -> nanoMax(r) == 33);
+            assertTrue(r.events("fleet").stream().anyMatch(e -> e.getString("origin").equals("k1")
+                    && e.getString("cause").equals("external")), r.node + " announced it as external");
+        }
+    }
+
     private static int nanoMax(RouterProcess r) {
         JsonObject t = r.tryJson("/thresholds");
         return t == null ? -1 : t.getInteger("nano_max");
