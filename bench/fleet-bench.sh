@@ -52,6 +52,7 @@ for i in 1 2 3; do
   done
 done
 
+load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 now_us() { echo $(( $(date +%s%N) / 1000 )); }
 samples="$tmp/samples"
 : >"$samples"
@@ -69,13 +70,13 @@ for c in $(seq 1 "$changes"); do
   echo $(( $(now_us) - start )) >>"$samples"
 done
 
-sort -n "$samples" | awk -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v cpus="$(nproc)" '
+sort -n "$samples" | awk -v start="$load_start" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" -v cpus="$(nproc)" '
   { v[NR] = $1 }
   END {
     n = NR
     printf "fleet-bench: PATCH on one router until all three serve it (%d changes, 3 routers, %d CPUs)\n", n, cpus
     printf "  P50 %.1f ms   P90 %.1f ms   P99 %.1f ms   max %.1f ms\n", v[int(n*0.50+0.5)]/1000, v[int(n*0.90+0.5)]/1000, v[int(n*0.99+0.5)]/1000, v[n]/1000
-    printf "  load average (1/5/15 min) at the end: %s\n", load
+    printf "  load average (1/5/15 min) at the start: %s, at the end: %s\n", start, load
   }'
 # GET /fleet is refreshed every second: give the views two.
 sleep 2
