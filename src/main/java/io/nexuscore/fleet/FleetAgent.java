@@ -207,6 +207,7 @@ public final class FleetAgent {
                 .put("version", doc.version())
                 .put("origin", doc.origin())
                 .put("cause", doc.cause())
+                .put("at_ms", doc.atMs())
                 .put("thresholds", PolicyDoc.thresholdsJson(doc.content().thresholds())));
     }
 }
