@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.VethNetns;
 import io.nexuscore.testing.FreePort;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -31,7 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Fleet-scope adaptation: two kernel-mode routers, each in a network namespace of its own, both
+ * Fleet-scope adaptation: two kernel-mode routers in a network namespace, each on a veth pair of its own, both
  * overloaded at once (their nano tier forwards to an upstream that takes 20 ms against a 1 ms P95
  * target), with {@code adaptive.scope: fleet}; a third router in user space watches. Both kernel
  * loops step every period, but the fleet moves at most once per period: consecutive adaptive
@@ -46,7 +45,7 @@ class FleetAdaptiveIT {
     private static final int STEP = 5;
     private static final String CHAT = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
-    private final List<VethNetns> namespaces = new ArrayList<>();
+    private LinkedNamespace net;
     private final List<HttpServer> upstreams = new ArrayList<>();
     private final List<RouterProcess> routers = new ArrayList<>();
     private Path work;
@@ -55,13 +54,12 @@ class FleetAdaptiveIT {
     void start() throws Exception {
         KernelTestSupport.requireKernel();
         work = Files.createTempDirectory("nexuscore-fleet-adaptive-");
-        namespaces.add(VethNetns.create());
-        namespaces.add(VethNetns.create());
+        net = LinkedNamespace.create(2);
         int[] hz = {FreePort.pick(), FreePort.pick(), FreePort.pick()};
-        String watcherHost = namespaces.get(0).hostAddress.getHostAddress();
+        String watcherHost = net.links.get(0).hostAddress();
         JsonArray members = new JsonArray().add(watcherHost + ":" + hz[0]);
         for (int i = 0; i < 2; i++) {
-            members.add(namespaces.get(i).peerAddress.getHostAddress() + ":" + hz[i + 1]);
+            members.add(net.links.get(i).peerAddress() + ":" + hz[i + 1]);
         }
         Path jar = jar();
 
@@ -72,22 +70,22 @@ class FleetAdaptiveIT {
                 .put("kernel", new JsonObject().put("mode", "user"))
                 .put("cluster", cluster("watcher", watcherHost, hz[0], members))));
         for (int i = 0; i < 2; i++) {
-            VethNetns ns = namespaces.get(i);
+            LinkedNamespace.Link link = net.links.get(i);
             String node = "k" + (i + 1);
-            String peer = ns.peerAddress.getHostAddress();
-            HttpServer upstream = slowUpstream(ns.hostAddress.getHostAddress());
+            String peer = link.peerAddress();
+            HttpServer upstream = slowUpstream(link.hostAddress());
             upstreams.add(upstream);
             dir = work.resolve(node);
             data = FreePort.pick();
             control = FreePort.pick();
-            JsonObject config = base(dir, "0.0.0.0", data, peer, control)
-                    .put("kernel", new JsonObject().put("mode", "kernel").put("pinDir", "/sys/fs/bpf/" + ns.namespace)
-                            .put("interfaces", new JsonArray().add(ns.peerInterface)).put("xdpMode", "generic"))
+            JsonObject config = base(dir, peer, data, peer, control)
+                    .put("kernel", new JsonObject().put("mode", "kernel").put("pinDir", "/sys/fs/bpf/" + net.name + "-" + node)
+                            .put("interfaces", new JsonArray().add(link.peerInterface())).put("xdpMode", "generic"))
                     .put("cluster", cluster(node, peer, hz[i + 1], members));
             config.getJsonObject("tiers").getJsonObject("nano").put("upstream", new JsonObject()
-                    .put("baseUrl", "http://" + ns.hostAddress.getHostAddress() + ":" + upstream.getAddress().getPort() + "/v1")
+                    .put("baseUrl", "http://" + link.hostAddress() + ":" + upstream.getAddress().getPort() + "/v1")
                     .put("model", "slow-nano").put("timeoutMs", 10_000));
-            routers.add(new RouterProcess(node, List.of("ip", "netns", "exec", ns.namespace), peer, jar, dir, data, control,
+            routers.add(new RouterProcess(node, net.prefix(), peer, jar, dir, data, control,
                     config));
         }
         for (RouterProcess r : routers) {
@@ -106,7 +104,9 @@ class FleetAdaptiveIT {
             }
             upstreams.forEach(u -> u.stop(0));
         } finally {
-            namespaces.forEach(VethNetns::close);
+            if (net != null) {
+                net.close();
+            }
             if (work != null) {
                 try (Stream<Path> files = Files.walk(work)) {
                     files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
