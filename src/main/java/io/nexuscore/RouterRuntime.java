@@ -164,7 +164,7 @@ public final class RouterRuntime implements AutoCloseable {
             EventSink sink = events != null ? events : hub;
             ModeWiring local = wiring(config, sink, registry, vertx);
             started.add(local.resources());
-            DeferredFleetStatus fleetView = new DeferredFleetStatus();
+            DeferredFleetStatus fleetView = new DeferredFleetStatus(config.cluster().node(), config.cluster().name());
             ModeWiring wiring = config.cluster().enabled() ? local.withFleet(fleetView) : local;
             Map<Tier, TierBackend> pools = TierPools.create(config, registry);
             started.addAll(pools.values());

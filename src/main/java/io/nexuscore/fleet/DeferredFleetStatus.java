@@ -10,8 +10,14 @@ import java.util.Optional;
  */
 public final class DeferredFleetStatus implements FleetStatus {
 
-    private volatile FleetStatus target = () -> Optional.of(new JsonObject().put("reachable", false)
-            .put("members", new io.vertx.core.json.JsonArray()));
+    private volatile FleetStatus target;
+
+    /** Until connected: this router's name, not reachable yet, no members, no policy. */
+    public DeferredFleetStatus(String node, String cluster) {
+        JsonObject joining = new JsonObject().put("node", node).put("cluster", cluster).put("reachable", false)
+                .put("policy", null).put("members", new io.vertx.core.json.JsonArray());
+        target = () -> Optional.of(joining.copy());
+    }
 
     public void connect(FleetStatus status) {
         target = status;
