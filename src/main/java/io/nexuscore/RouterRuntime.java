@@ -30,6 +30,11 @@ import io.nexuscore.dataplane.DataPlaneMetrics;
 import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.events.EventSink;
+import io.nexuscore.fleet.DeferredFleetStatus;
+import io.nexuscore.fleet.Fleet;
+import io.nexuscore.fleet.FleetService;
+import io.nexuscore.fleet.FleetStatus;
+import io.nexuscore.fleet.RouterLocalPolicy;
 import io.nexuscore.metrics.ProductionMetrics;
 import io.nexuscore.telemetry.RequestTracing;
 import io.nexuscore.telemetry.SpanExporters;
@@ -89,6 +94,11 @@ public final class RouterRuntime implements AutoCloseable {
             return control.dataPath().mode();
         }
 
+        /** The same wiring, its control plane showing the fleet. */
+        public ModeWiring withFleet(FleetStatus fleet) {
+            return new ModeWiring(control.withFleet(fleet), verdicts, floors, reads, latency, tokenGain, resources);
+        }
+
         /** The live thresholds, shared by the data plane and the control plane. */
         public ThresholdStore thresholds() {
             return control.thresholds();
@@ -103,10 +113,11 @@ public final class RouterRuntime implements AutoCloseable {
     private final List<AcceptorVerticle> acceptors;
     private final AutoCloseable thresholdRefresh;
     private final RequestTracing tracing;
+    private final Optional<FleetService> fleet;
 
     private RouterRuntime(Vertx vertx, PrometheusMeterRegistry registry, ModeWiring wiring,
                           Map<Tier, TierBackend> backends, WorkerExecutor resolverPool, List<AcceptorVerticle> acceptors,
-                          AutoCloseable thresholdRefresh, RequestTracing tracing) {
+                          AutoCloseable thresholdRefresh, RequestTracing tracing, Optional<FleetService> fleet) {
         this.vertx = vertx;
         this.registry = registry;
         this.wiring = wiring;
@@ -115,6 +126,7 @@ public final class RouterRuntime implements AutoCloseable {
         this.acceptors = acceptors;
         this.thresholdRefresh = thresholdRefresh;
         this.tracing = tracing;
+        this.fleet = fleet;
     }
 
     /** Starts everything from a validated config; on failure, releases what was started. */
@@ -133,9 +145,15 @@ public final class RouterRuntime implements AutoCloseable {
      */
     public static RouterRuntime start(RouterConfig config, EventSink events, SpanExporters spanExporters) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        if (config.cluster().enabled()) {
+            // Before any meter exists: every series of a fleet says which router it comes from.
+            registry.config().commonTags("node", config.cluster().node());
+        }
         // One event loop per acceptor: no loop sits idle beside the acceptors' own.
-        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)
-                .setEventLoopPoolSize(config.dataPlane().effectiveInstances())).build();
+        VertxOptions options = new VertxOptions().setPreferNativeTransport(true)
+                .setEventLoopPoolSize(config.dataPlane().effectiveInstances());
+        Vertx vertx = config.cluster().enabled() ? Fleet.startVertx(config.cluster(), options)
+                : Vertx.builder().with(options).build();
         List<AutoCloseable> started = new ArrayList<>();
         try {
             if (!vertx.isNativeTransportEnabled()) {
@@ -144,8 +162,10 @@ public final class RouterRuntime implements AutoCloseable {
             }
             EventHub hub = EventHub.from(config.control(), registry);
             EventSink sink = events != null ? events : hub;
-            ModeWiring wiring = wiring(config, sink, registry, vertx);
-            started.add(wiring.resources());
+            ModeWiring local = wiring(config, sink, registry, vertx);
+            started.add(local.resources());
+            DeferredFleetStatus fleetView = new DeferredFleetStatus(config.cluster().node(), config.cluster().name());
+            ModeWiring wiring = config.cluster().enabled() ? local.withFleet(fleetView) : local;
             Map<Tier, TierBackend> pools = TierPools.create(config, registry);
             started.addAll(pools.values());
 
@@ -183,18 +203,34 @@ public final class RouterRuntime implements AutoCloseable {
                     sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks, wiring.control().keys(), tracing);
 
             List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
-            vertx.deployVerticle(() -> {
+            Optional<FleetService> joined = Optional.empty();
+            Supplier<Future<?>> deployDataPlane = () -> vertx.deployVerticle(() -> {
                 AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), handler);
                 acceptors.add(acceptor);
                 return acceptor;
-            }, new DeploymentOptions().setInstances(instances)).await();
-            deployControlPlane(vertx, config, registry, wiring, hub, backends).await();
+            }, new DeploymentOptions().setInstances(instances));
+            if (config.cluster().enabled()) {
+                // The control plane restores the state file, then the fleet's policy goes over it, and only
+                // then does the data plane listen: a router that joins or restarts serves the fleet's policy.
+                deployControlPlane(vertx, config, registry, wiring, hub, backends).await();
+                FleetService fleet = FleetService.start(vertx, config.cluster(), config.adaptive().scope(),
+                        new RouterLocalPolicy(wiring.thresholds(), wiring.control().tenants(), wiring.control().keys(),
+                                wiring.control().adaptive()),
+                        sink, wiring.mode(), config.control().stateFile(), registry);
+                started.add(fleet);
+                fleetView.connect(fleet);
+                joined = Optional.of(fleet);
+                deployDataPlane.get().await();
+            } else {
+                deployDataPlane.get().await();
+                deployControlPlane(vertx, config, registry, wiring, hub, backends).await();
+            }
 
             LOG.log(Level.INFO, "nexuscore: data plane on {0}:{1} ({2} acceptors, native transport {3}, {4} mode)",
                     config.dataPlane().host(), String.valueOf(acceptors.get(0).actualPort()), instances,
                     vertx.isNativeTransportEnabled() ? "on" : "off", wiring.mode());
             return new RouterRuntime(vertx, registry, wiring, backends, resolverPool, List.copyOf(acceptors),
-                    thresholdRefresh, tracing);
+                    thresholdRefresh, tracing, joined);
         } catch (RuntimeException e) {
             for (int i = started.size() - 1; i >= 0; i--) {
                 closeQuietly(started.get(i));
@@ -314,6 +350,8 @@ public final class RouterRuntime implements AutoCloseable {
         } catch (Exception e) {
             LOG.log(Level.WARNING, "verticles did not stop within 10 s", e);
         }
+        // Before the stores it writes close; Vert.x's close below then leaves the cluster.
+        fleet.ifPresent(RouterRuntime::closeQuietly);
         backends.values().forEach(RouterRuntime::closeQuietly);
         // After the last request: its span is in the final batch.
         closeQuietly(tracing);

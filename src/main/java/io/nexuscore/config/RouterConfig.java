@@ -22,13 +22,18 @@ public record RouterConfig(
         ScoringConfig scoring,
         Map<Tier, TierConfig> tiers,
         MetricsConfig metrics,
-        TelemetryConfig telemetry) {
+        TelemetryConfig telemetry,
+        ClusterConfig cluster,
+        AdaptiveConfig adaptive) {
 
     /** The embedded default configuration, a classpath resource. */
     public static final String DEFAULT_RESOURCE = "nexuscore.json";
 
     public RouterConfig {
         tiers = Map.copyOf(tiers);
+        if (adaptive.scope() == AdaptiveConfig.Scope.FLEET && !cluster.enabled()) {
+            throw new ConfigException("adaptive.scope \"fleet\" needs cluster.enabled: a router alone has no fleet to step");
+        }
     }
 
     public TierConfig tier(Tier tier) {
@@ -53,7 +58,8 @@ public record RouterConfig(
 
     public static RouterConfig fromJson(JsonObject json) {
         Json root = new Json(json, "");
-        root.allowOnly(Set.of("dataPlane", "control", "kernel", "scoring", "tiers", "metrics", "telemetry"));
+        root.allowOnly(Set.of("dataPlane", "control", "kernel", "scoring", "tiers", "metrics", "telemetry",
+                "cluster", "adaptive"));
         Json tierSection = root.section("tiers");
         tierSection.allowOnly(Set.of("nano", "small", "large"));
         Map<Tier, TierConfig> tiers = new EnumMap<>(Tier.class);
@@ -67,7 +73,9 @@ public record RouterConfig(
                 ScoringConfig.from(root.section("scoring")),
                 tiers,
                 MetricsConfig.from(root.section("metrics")),
-                TelemetryConfig.from(root.section("telemetry")));
+                TelemetryConfig.from(root.section("telemetry")),
+                ClusterConfig.from(root.section("cluster")),
+                AdaptiveConfig.from(root.section("adaptive")));
     }
 
     static JsonObject embeddedDefaults() {

@@ -5,6 +5,7 @@ import io.nexuscore.bpf.DataPathControl;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
+import io.nexuscore.fleet.FleetStatus;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.PrefixTenantPolicies;
 import io.nexuscore.tenants.TenantKeys;
@@ -22,9 +23,21 @@ import io.nexuscore.tenants.TenantPolicies;
  * @param adaptive        the kernel's latency feedback loop (adapt)
  * @param dataPath        the classifier programs: mode, attachment, counters, stats, reload (bpf)
  * @param keys            the data plane's API keys by tenant, hashed (tenants; the data plane reads them)
+ * @param fleet           the fleet this router belongs to (fleet; {@link FleetStatus#NOT_IN_FLEET} when clustering is off)
  */
 public record ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, TenantPolicies tenants,
-                           AdaptiveControl adaptive, DataPathControl dataPath, TenantKeys keys) {
+                           AdaptiveControl adaptive, DataPathControl dataPath, TenantKeys keys, FleetStatus fleet) {
+
+    /** A router on its own. */
+    public ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, TenantPolicies tenants,
+                        AdaptiveControl adaptive, DataPathControl dataPath, TenantKeys keys) {
+        this(thresholds, thresholdsFresh, tenants, adaptive, dataPath, keys, FleetStatus.NOT_IN_FLEET);
+    }
+
+    /** The same ports, in a fleet. */
+    public ControlPorts withFleet(FleetStatus status) {
+        return new ControlPorts(thresholds, thresholdsFresh, tenants, adaptive, dataPath, keys, status);
+    }
 
     /** With API keys in memory only. */
     public ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, TenantPolicies tenants,

@@ -171,6 +171,7 @@ public final class ControlVerticle extends VerticleBase {
         r.put("/tenants/:id/keys").handler(body).handler(token).handler(this::putTenantKeys);
         r.post("/classifier/reload").handler(body).handler(token).handler(this::reload);
         r.get("/events").handler(tokenOffLoopback).handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
+        r.get("/fleet").handler(this::getFleet);
         r.get("/metrics").handler(this::getMetrics);
         r.get("/healthz").handler(this::getHealth);
         DashboardRoutes.mount(r, vertx);
@@ -215,7 +216,10 @@ public final class ControlVerticle extends VerticleBase {
             } catch (ThresholdKeeper.OrderViolation e) {
                 throw new ProblemException(ProblemType.INVALID_VALUE, e.getMessage(), e.field);
             }
-        }).onSuccess(t -> json(ctx, 200, ThresholdKeeper.toJson(t)));
+        }).onSuccess(t -> {
+            ports.fleet().changedHere();
+            json(ctx, 200, ThresholdKeeper.toJson(t));
+        });
     }
 
     /**
@@ -245,7 +249,10 @@ public final class ControlVerticle extends VerticleBase {
         blocking(ctx, () -> inKernelMode(() -> {
             ports.adaptive().configure(p.mergeInto(ports.adaptive().status().settings()));
             return ports.adaptive().status();
-        })).onSuccess(s -> json(ctx, 200, AdaptiveJson.toJson(s)));
+        })).onSuccess(s -> {
+            ports.fleet().changedHere();
+            json(ctx, 200, AdaptiveJson.toJson(s));
+        });
     }
 
     private static <T> T inKernelMode(Callable<T> work) throws Exception {
@@ -329,7 +336,10 @@ public final class ControlVerticle extends VerticleBase {
             } catch (IllegalArgumentException e) {
                 throw new ProblemException(ProblemType.INVALID_VALUE, "keys: " + e.getMessage(), "keys");
             }
-        }).onSuccess(stored -> json(ctx, 200, new JsonObject().put("id", id).put("keys", new JsonArray(stored))));
+        }).onSuccess(stored -> {
+            ports.fleet().changedHere();
+            json(ctx, 200, new JsonObject().put("id", id).put("keys", new JsonArray(stored)));
+        });
     }
 
     private void putTenant(RoutingContext ctx) {
@@ -352,6 +362,7 @@ public final class ControlVerticle extends VerticleBase {
                 throw new ProblemException(ProblemType.CONFLICT, e.getMessage(), "prefix");
             }
         }).onSuccess(created -> {
+            ports.fleet().changedHere();
             if (created) {
                 ctx.response().putHeader(HttpHeaders.LOCATION, "/tenants/" + id);
             }
@@ -364,6 +375,7 @@ public final class ControlVerticle extends VerticleBase {
         // Its keys go with it: a key must not name a tenant that no longer exists.
         blocking(ctx, () -> ports.tenants().delete(id) | ports.keys().delete(id)).onSuccess(existed -> {
             if (existed) {
+                ports.fleet().changedHere();
                 ctx.response().setStatusCode(204).end();
             } else {
                 sendProblem(ctx, ProblemType.NOT_FOUND.problem("no tenant '" + id + "'"));
@@ -427,6 +439,14 @@ public final class ControlVerticle extends VerticleBase {
             events.publish("reload", json);
             json(ctx, 200, json);
         });
+    }
+
+    // --- fleet --------------------------------------------------------------------------------------
+
+    /** A cached view: answers at once even while the fleet is unreachable (a partition). */
+    private void getFleet(RoutingContext ctx) {
+        ports.fleet().view().ifPresentOrElse(view -> json(ctx, 200, view), () -> sendProblem(ctx,
+                ProblemType.NOT_IN_FLEET.problem("cluster.enabled is false: this router runs on its own")));
     }
 
     // --- metrics and health -----------------------------------------------------------------------

@@ -9,7 +9,8 @@ import io.vertx.core.json.JsonObject;
  * Event types: {@code request} (a completed request: tier, tenant, latency), {@code threshold}
  * (a threshold change and its source: api, bpftool, kernel), {@code reload} (programs swapped),
  * {@code recalibration} (the kernel feedback loop moved nano_max), {@code calibration} (it refitted
- * the token estimate's gain).
+ * the token estimate's gain), {@code fleet} (in a fleet: a policy version this router wrote, took or
+ * reconciled, with the router it came from).
  */
 public interface EventSink {
 

@@ -22,6 +22,8 @@ public enum ProblemType {
     METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed on this resource"),
     CONFLICT("conflict", 409, "The request conflicts with the current state"),
     NOT_IN_KERNEL_MODE("not-in-kernel-mode", 409, "The router runs in user-space mode"),
+    /** GET /fleet on a router with cluster.enabled false. */
+    NOT_IN_FLEET("not-in-fleet", 409, "The router is not in a fleet"),
     BODY_TOO_LARGE("body-too-large", 413, "Request body too large"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported Content-Type"),
     RELOAD_FAILED("reload-failed", 500, "Reloading the classifier programs failed"),

@@ -1,0 +1,85 @@
+package io.nexuscore.fleet;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MultiMapConfig;
+import com.hazelcast.config.NetworkConfig;
+import io.nexuscore.config.ClusterConfig;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A clustered Vert.x on Vert.x's cluster manager SPI with an embedded Hazelcast member: TCP-IP
+ * discovery from {@code cluster.members} (or Kubernetes), failure detection and split-brain healing
+ * in seconds rather than Hazelcast's minutes, so a killed router leaves the fleet and a cut-off one
+ * merges back quickly.
+ */
+public final class Fleet {
+
+    /** Hazelcast's heartbeat; a member silent for {@link #NO_HEARTBEAT_SECONDS} is dropped from the fleet. */
+    static final int HEARTBEAT_SECONDS = 1;
+    static final int NO_HEARTBEAT_SECONDS = 6;
+    /** How soon after a partition heals the two sides merge (Hazelcast's default: 300 s, then 120 s). */
+    static final int MERGE_DELAY_SECONDS = 5;
+
+    private static final long JOIN_TIMEOUT_SECONDS = 120;
+
+    private Fleet() {
+    }
+
+    /** Starts Vert.x clustered; blocks until this router has joined (or formed) the fleet. */
+    public static Vertx startVertx(ClusterConfig config, VertxOptions options) {
+        options.getEventBusOptions().setHost(config.host()).setPort(0);
+        HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(config));
+        try {
+            return Vertx.builder().with(options).withClusterManager(manager).buildClustered().await(JOIN_TIMEOUT_SECONDS,
+                    TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("cluster " + config.name() + ": Hazelcast did not start within "
+                    + JOIN_TIMEOUT_SECONDS + " s on " + config.host() + ":" + config.port(), e);
+        }
+    }
+
+    /** Programmatic, so the router needs no cluster.xml; the maps Vert.x itself needs are declared as its default file does. */
+    static Config hazelcastConfig(ClusterConfig c) {
+        Config hz = new Config();
+        hz.setClusterName(c.name());
+        hz.setProperty("hazelcast.logging.type", "jdk");
+        hz.setProperty("hazelcast.phone.home.enabled", "false");
+        // RouterRuntime.close() leaves the fleet after the data plane stopped: not Hazelcast's own hook.
+        hz.setProperty("hazelcast.shutdownhook.enabled", "false");
+        hz.setProperty("hazelcast.heartbeat.interval.seconds", String.valueOf(HEARTBEAT_SECONDS));
+        hz.setProperty("hazelcast.max.no.heartbeat.seconds", String.valueOf(NO_HEARTBEAT_SECONDS));
+        hz.setProperty("hazelcast.merge.first.run.delay.seconds", String.valueOf(MERGE_DELAY_SECONDS));
+        hz.setProperty("hazelcast.merge.next.run.delay.seconds", String.valueOf(MERGE_DELAY_SECONDS));
+        hz.setProperty("hazelcast.wait.seconds.before.join", "1");
+        hz.setProperty("hazelcast.health.monitoring.level", "OFF"); // the router's own metrics cover the JVM
+        hz.setProperty("hazelcast.local.localAddress", c.host());
+        hz.setProperty("hazelcast.socket.bind.any", "false");
+
+        NetworkConfig network = hz.getNetworkConfig();
+        network.setPort(c.port()).setPortAutoIncrement(false);
+        JoinConfig join = network.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        if (c.kubernetes().isPresent()) {
+            join.getKubernetesConfig().setEnabled(true)
+                    .setProperty("namespace", c.kubernetes().get().namespace())
+                    .setProperty("service-name", c.kubernetes().get().serviceName());
+        } else {
+            join.getTcpIpConfig().setEnabled(true).setConnectionTimeoutSeconds(2)
+                    .setMembers(c.members().stream().map(ClusterConfig.Member::toString).toList());
+        }
+
+        hz.addMultiMapConfig(new MultiMapConfig("__vertx.subs").setBackupCount(1)
+                .setValueCollectionType(MultiMapConfig.ValueCollectionType.SET));
+        hz.addMapConfig(new MapConfig("__vertx.haInfo").setBackupCount(1));
+        hz.addMapConfig(new MapConfig("__vertx.nodeInfo").setBackupCount(1));
+        // Every router of a three-router fleet holds the policy: two may fail without losing it.
+        hz.addMapConfig(new MapConfig(SharedMapPolicy.MAP).setBackupCount(2));
+        return hz;
+    }
+}

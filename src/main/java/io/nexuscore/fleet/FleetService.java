@@ -1,0 +1,234 @@
+package io.nexuscore.fleet;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.nexuscore.config.AdaptiveConfig;
+import io.nexuscore.config.AtomicFile;
+import io.nexuscore.config.ClusterConfig;
+import io.nexuscore.events.EventSink;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.MessageConsumer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.shareddata.AsyncMap;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * This router's membership in a fleet: the {@link FleetAgent} on a thread of its own (a sync every
+ * {@code cluster.syncMs}, and at once when another router announces a write on the event bus), a
+ * heartbeat into the members map, the cached view GET /fleet serves, and the fleet state file that
+ * keeps the last version across a restart of the whole fleet.
+ */
+public final class FleetService implements FleetStatus, AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(FleetService.class.getName());
+    /** Event-bus address on which a router announces a version it wrote: the others sync at once. */
+    static final String CHANGED = "nexuscore.fleet.changed";
+    static final String MEMBERS_MAP = "nexuscore.fleet.members";
+    /** The longest the fleet thread waits for the cluster before it calls it unreachable. */
+    static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
+    static final Duration HEARTBEAT = Duration.ofSeconds(1);
+    /** A member whose heartbeat is this old has left the members map. */
+    static final Duration MEMBER_TTL = Duration.ofSeconds(5);
+
+    private final Vertx vertx;
+    private final ClusterConfig config;
+    private final String mode;
+    private final FleetAgent agent;
+    private final Path fleetFile;
+    private final ScheduledExecutorService thread;
+    private final AsyncMap<String, String> members;
+    private final MessageConsumer<String> changes;
+    private volatile JsonObject view;
+    private long savedVersion;
+    private long announcedVersion;
+
+    private FleetService(Vertx vertx, ClusterConfig config, String mode, AdaptiveConfig.Scope scope, LocalPolicy local,
+                         EventSink events, Path fleetFile) {
+        this.vertx = vertx;
+        this.config = config;
+        this.mode = mode;
+        this.fleetFile = fleetFile;
+        this.savedVersion = loadVersion(fleetFile);
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "nexus-fleet");
+            t.setDaemon(true);
+            return t;
+        });
+        SharedPolicy shared = SharedMapPolicy.open(vertx, CALL_TIMEOUT);
+        this.members = SharedMapPolicy.await(vertx.sharedData().getClusterWideMap(MEMBERS_MAP), CALL_TIMEOUT,
+                "opening " + MEMBERS_MAP);
+        this.agent = new FleetAgent(config.node(), shared, local, events, scope, System::currentTimeMillis, this::held);
+        this.changes = vertx.eventBus().<String>consumer(CHANGED, message -> {
+            if (!config.node().equals(message.body())) {
+                thread.execute(this::syncQuietly);
+            }
+        });
+        this.view = new JsonObject().put("node", config.node()).put("cluster", config.name())
+                .put("reachable", false).put("members", new JsonArray());
+    }
+
+    /**
+     * Joins the fleet's policy before the router serves: the fleet's document is applied to the local
+     * stores. When the fleet's map does not answer, the router starts on its state file and takes the
+     * fleet's policy as soon as it does.
+     *
+     * @param stateFile the control plane's state file; the fleet's version is kept beside it
+     */
+    public static FleetService start(Vertx vertx, ClusterConfig config, AdaptiveConfig.Scope scope, LocalPolicy local,
+                                     EventSink events, String mode, Path stateFile, MeterRegistry registry) {
+        FleetService service = new FleetService(vertx, config, mode, scope, local, events,
+                stateFile.toAbsolutePath().resolveSibling("fleet.json"));
+        try {
+            PolicyDoc doc = service.agent.join(service.savedVersion);
+            LOG.log(Level.INFO, "fleet {0}: node {1} joined at policy version {2} (from {3}), {4} member(s)",
+                    config.name(), config.node(), doc.version(), doc.origin(), service.clusterSize());
+        } catch (SharedPolicy.Unreachable e) {
+            LOG.log(Level.WARNING, "fleet {0}: the policy map did not answer ({1}); serving on the state file until it does",
+                    config.name(), e.getMessage());
+        }
+        service.heartbeat();
+        service.thread.scheduleWithFixedDelay(service::syncQuietly, config.syncMs(), config.syncMs(), TimeUnit.MILLISECONDS);
+        service.thread.scheduleWithFixedDelay(service::heartbeat, HEARTBEAT.toMillis(), HEARTBEAT.toMillis(),
+                TimeUnit.MILLISECONDS);
+        Gauge.builder("nexus_fleet_policy_version", service, s -> s.agent.adopted() == null ? 0 : s.agent.adopted().version())
+                .description("Version of the fleet policy this router holds").register(registry);
+        Gauge.builder("nexus_fleet_reachable", service, s -> s.agent.reachable() ? 1 : 0)
+                .description("1 while the fleet's policy map answers this router").register(registry);
+        Gauge.builder("nexus_fleet_members", service, s -> s.view.getJsonArray("members").size())
+                .description("Routers with a live heartbeat in the fleet, this one included").register(registry);
+        return service;
+    }
+
+    @Override
+    public Optional<JsonObject> view() {
+        return Optional.of(view);
+    }
+
+    @Override
+    public void changedHere() {
+        try {
+            thread.execute(this::syncQuietly);
+        } catch (java.util.concurrent.RejectedExecutionException closing) {
+            // shutting down: the change is in the state file
+        }
+    }
+
+    private void syncQuietly() {
+        try {
+            if (agent.adopted() == null) {
+                agent.join(savedVersion);
+            } else {
+                agent.sync();
+            }
+        } catch (SharedPolicy.Unreachable e) {
+            // logged once by the agent; the router serves with the policy it holds
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "fleet sync failed: " + e, e);
+        }
+    }
+
+    /** Every document this router holds: saved when its version is new, announced when this router wrote it. */
+    private void held(PolicyDoc doc) {
+        if (doc.version() != savedVersion) {
+            saveVersion(doc);
+        }
+        if (doc.origin().equals(config.node()) && doc.version() > announcedVersion) {
+            announcedVersion = doc.version();
+            vertx.eventBus().publish(CHANGED, config.node());
+        }
+    }
+
+    /** Writes this router's heartbeat and refreshes the view from everyone's. */
+    private void heartbeat() {
+        PolicyDoc doc = agent.adopted();
+        long now = System.currentTimeMillis();
+        JsonObject self = new JsonObject()
+                .put("node", config.node())
+                .put("address", config.host() + ":" + config.port())
+                .put("mode", mode)
+                .put("policy_version", doc == null ? null : doc.version())
+                .put("last_heartbeat", Instant.ofEpochMilli(now).toString());
+        List<JsonObject> list = new ArrayList<>();
+        boolean reachable;
+        try {
+            SharedMapPolicy.await(members.put(config.node(), self.encode(), MEMBER_TTL.toMillis()), CALL_TIMEOUT,
+                    "heartbeat");
+            Map<String, String> all = SharedMapPolicy.await(members.entries(), CALL_TIMEOUT, "reading " + MEMBERS_MAP);
+            all.values().forEach(text -> list.add(new JsonObject(text)));
+            reachable = agent.reachable();
+        } catch (SharedPolicy.Unreachable e) {
+            list.add(self); // cut off: only itself to show, flagged below
+            reachable = false;
+        }
+        list.sort(Comparator.comparing(m -> m.getString("node")));
+        list.forEach(m -> m.put("self", config.node().equals(m.getString("node"))));
+        view = new JsonObject()
+                .put("node", config.node())
+                .put("cluster", config.name())
+                .put("reachable", reachable)
+                .put("cluster_members", clusterSize())
+                .put("policy", doc == null ? null : new JsonObject().put("version", doc.version())
+                        .put("origin", doc.origin()).put("cause", doc.cause())
+                        .put("at", Instant.ofEpochMilli(doc.atMs()).toString())
+                        .put("thresholds", PolicyDoc.thresholdsJson(doc.content().thresholds())))
+                .put("members", new JsonArray(new ArrayList<>(list)));
+    }
+
+    private int clusterSize() {
+        return ((io.vertx.core.internal.VertxInternal) vertx).clusterManager().getNodes().size();
+    }
+
+    private static long loadVersion(Path file) {
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        try {
+            return new JsonObject(Files.readString(file)).getLong("version", 0L);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(Level.WARNING, "ignoring unreadable fleet state file {0}: {1}", file, e.getMessage());
+            return 0;
+        }
+    }
+
+    private void saveVersion(PolicyDoc doc) {
+        try {
+            AtomicFile.write(fleetFile, new JsonObject().put("version", doc.version()).put("origin", doc.origin())
+                    .encodePrettily().getBytes(StandardCharsets.UTF_8), false);
+            savedVersion = doc.version();
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "cannot save the fleet version to {0}: {1}", fleetFile, e.getMessage());
+        }
+    }
+
+    /** Stops syncing and takes this router's heartbeat out; Vert.x's close then leaves the cluster. */
+    @Override
+    public void close() {
+        thread.shutdownNow();
+        try {
+            thread.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        changes.unregister();
+        try {
+            SharedMapPolicy.await(members.remove(config.node()), CALL_TIMEOUT, "leaving " + MEMBERS_MAP);
+        } catch (SharedPolicy.Unreachable e) {
+            // the entry expires by itself
+        }
+    }
+}

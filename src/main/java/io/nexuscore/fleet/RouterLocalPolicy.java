@@ -1,0 +1,143 @@
+package io.nexuscore.fleet;
+
+import io.nexuscore.adapt.AdaptiveControl;
+import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.bpf.NotInKernelMode;
+import io.nexuscore.classify.ThresholdState;
+import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.tenants.TenantKeys;
+import io.nexuscore.tenants.TenantPolicies;
+import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The router's own stores as the fleet sees them: the same ports the REST control plane writes
+ * (thresholds by compare-and-set, tenant floors, API keys, the kernel loop's settings). The control
+ * plane's threshold poll then reports a fleet-applied change as an {@code external} threshold event
+ * and saves it to the state file, the fallback when this router next starts alone.
+ */
+public final class RouterLocalPolicy implements LocalPolicy {
+
+    private final ThresholdStore thresholds;
+    private final TenantPolicies tenants;
+    private final TenantKeys keys;
+    private final AdaptiveControl adaptive;
+
+    public RouterLocalPolicy(ThresholdStore thresholds, TenantPolicies tenants, TenantKeys keys,
+                             AdaptiveControl adaptive) {
+        this.thresholds = thresholds;
+        this.tenants = tenants;
+        this.keys = keys;
+        this.adaptive = adaptive;
+    }
+
+    @Override
+    public State read() {
+        ThresholdState t = thresholds.state();
+        Writer writer = switch (t.writer()) {
+            case ThresholdState.WRITER_API -> Writer.API;
+            case ThresholdState.WRITER_KERNEL -> Writer.KERNEL;
+            default -> Writer.OTHER;
+        };
+        // A value some tool wrote out of order is shared as what classification uses.
+        return new State(PolicyContent.of(t.effective(), tenants.list(), keys.list(), adaptiveSettings()), writer,
+                t.version());
+    }
+
+    private Optional<AdaptiveSettings> adaptiveSettings() {
+        try {
+            return Optional.of(adaptive.status().settings());
+        } catch (NotInKernelMode e) {
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public void apply(PolicyDelta delta, State seen) {
+        if (delta.thresholds().isPresent()) {
+            writeThresholds(delta, seen.thresholdsVersion());
+        }
+        applyTenants(delta);
+        applyKeys(delta);
+        delta.adaptive().ifPresent(settings -> {
+            try {
+                adaptive.configure(settings);
+            } catch (NotInKernelMode e) {
+                // a user-space router has no loop: it carries the settings for the fleet, nothing more
+            }
+        });
+    }
+
+    /**
+     * Field by field onto the stored pair, by one compare-and-set against the value the agent read:
+     * when another writer (a PATCH, the kernel loop, a tool) got in since, its value stands and
+     * the agent sends it to the fleet at the next sync, merged onto the fleet's.
+     */
+    private void writeThresholds(PolicyDelta delta, long seenVersion) {
+        ThresholdState current = thresholds.state();
+        if (current.version() != seenVersion) {
+            return;
+        }
+        Thresholds t = delta.thresholdsOnto(current.effective());
+        if (!current.thresholds().equals(Optional.of(t))) {
+            thresholds.compareAndSet(current, current.next(t, ThresholdState.WRITER_API));
+        }
+    }
+
+    /** Deletions first, so a prefix a tenant gave up is free for the tenant that takes it. */
+    private void applyTenants(PolicyDelta delta) {
+        delta.tenants().forEach((id, policy) -> {
+            if (policy.isEmpty()) {
+                tenants.delete(id);
+            }
+        });
+        List<Map.Entry<String, TenantPolicy>> puts = new ArrayList<>();
+        delta.tenants().forEach((id, policy) -> policy.ifPresent(p -> puts.add(Map.entry(id, p))));
+        retryInAnyOrder(puts, e -> tenants.put(e.getKey(), e.getValue()), TenantPolicies.PrefixInUse.class);
+    }
+
+    /** Removals first, then the new lists; a hash moving between tenants may need a second pass. */
+    private void applyKeys(PolicyDelta delta) {
+        List<Map.Entry<String, List<String>>> puts = new ArrayList<>();
+        delta.keys().forEach((id, hashes) -> {
+            if (hashes.isEmpty()) {
+                keys.delete(id);
+            } else {
+                puts.add(Map.entry(id, hashes));
+            }
+        });
+        retryInAnyOrder(puts, e -> keys.put(e.getKey(), e.getValue()), TenantKeys.KeyInUse.class);
+    }
+
+    /**
+     * Applies each change; one that conflicts with a change still to come (a prefix or key moving
+     * between tenants) is retried after the others. Throws the conflict when a pass makes no progress.
+     */
+    private static <T> void retryInAnyOrder(List<T> changes, java.util.function.Consumer<T> apply,
+                                            Class<? extends RuntimeException> conflict) {
+        List<T> pending = new ArrayList<>(changes);
+        while (!pending.isEmpty()) {
+            List<T> failed = new ArrayList<>();
+            RuntimeException last = null;
+            for (T change : pending) {
+                try {
+                    apply.accept(change);
+                } catch (RuntimeException e) {
+                    if (!conflict.isInstance(e)) {
+                        throw e;
+                    }
+                    failed.add(change);
+                    last = e;
+                }
+            }
+            if (failed.size() == pending.size()) {
+                throw last;
+            }
+            pending = failed;
+        }
+    }
+}
