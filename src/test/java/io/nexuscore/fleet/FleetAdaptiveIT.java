@@ -61,14 +61,15 @@ class FleetAdaptiveIT {
         for (int i = 0; i < 2; i++) {
             members.add(net.links.get(i).peerAddress() + ":" + hz[i + 1]);
         }
-        Path jar = jar();
+        Path jar = RouterProcess.builtJar();
 
         int data = FreePort.pick();
         int control = FreePort.pick();
         Path dir = work.resolve("watcher");
-        routers.add(new RouterProcess("watcher", jar, dir, data, control, base(dir, "127.0.0.1", data, "127.0.0.1", control)
+        routers.add(new RouterProcess("watcher", jar, dir, data, control,
+                fleetScope(RouterProcess.smallKernelRouter(dir, "127.0.0.1", data, "127.0.0.1", control))
                 .put("kernel", new JsonObject().put("mode", "user"))
-                .put("cluster", cluster("watcher", watcherHost, hz[0], members))));
+                .put("cluster", RouterProcess.clusterSection("watcher", watcherHost, hz[0], members))));
         for (int i = 0; i < 2; i++) {
             LinkedNamespace.Link link = net.links.get(i);
             String node = "k" + (i + 1);
@@ -78,10 +79,10 @@ class FleetAdaptiveIT {
             dir = work.resolve(node);
             data = FreePort.pick();
             control = FreePort.pick();
-            JsonObject config = base(dir, peer, data, peer, control)
+            JsonObject config = fleetScope(RouterProcess.smallKernelRouter(dir, peer, data, peer, control))
                     .put("kernel", new JsonObject().put("mode", "kernel").put("pinDir", "/sys/fs/bpf/" + net.name + "-" + node)
                             .put("interfaces", new JsonArray().add(link.peerInterface())).put("xdpMode", "generic"))
-                    .put("cluster", cluster(node, peer, hz[i + 1], members));
+                    .put("cluster", RouterProcess.clusterSection(node, peer, hz[i + 1], members));
             config.getJsonObject("tiers").getJsonObject("nano").put("upstream", new JsonObject()
                     .put("baseUrl", "http://" + link.hostAddress() + ":" + upstream.getAddress().getPort() + "/v1")
                     .put("model", "slow-nano").put("timeoutMs", 10_000));
@@ -229,33 +230,15 @@ class FleetAdaptiveIT {
         return r.get("/adaptive").json().getJsonObject("status").getLong("recalibrations");
     }
 
+    private static JsonObject fleetScope(JsonObject config) {
+        return config.put("adaptive", new JsonObject().put("scope", "fleet"));
+    }
+
     private static int members(RouterProcess r) {
         JsonObject fleet = r.tryJson("/fleet");
         return fleet == null || !fleet.containsKey("cluster_members") ? -1 : fleet.getInteger("cluster_members");
     }
 
-    private static JsonObject base(Path dir, String dataHost, int data, String controlHost, int control) {
-        JsonObject tier = new JsonObject().put("instances", 1);
-        return new JsonObject()
-                .put("dataPlane", new JsonObject().put("host", dataHost).put("port", data).put("instances", 1))
-                .put("control", new JsonObject().put("host", controlHost).put("port", control)
-                        .put("stateFile", dir.resolve("state.json").toString()))
-                .put("metrics", new JsonObject().put("kernelTiming", false).put("tlbFlushes", false))
-                .put("adaptive", new JsonObject().put("scope", "fleet"))
-                .put("tiers", new JsonObject().put("nano", tier).put("small", tier.copy())
-                        .put("large", tier.copy().put("memoryLimitBytes", 256L << 20)));
-    }
 
-    private static JsonObject cluster(String node, String host, int port, JsonArray members) {
-        return new JsonObject().put("enabled", true).put("node", node).put("host", host).put("port", port)
-                .put("members", members);
-    }
 
-    private static Path jar() throws Exception {
-        try (Stream<Path> files = Files.list(Path.of("target"))) {
-            return files.filter(p -> p.getFileName().toString().matches("nexuscore-.*\\.jar"))
-                    .findFirst().orElseThrow(() -> new IllegalStateException("no target/nexuscore-*.jar: run after `mvn package`"))
-                    .toAbsolutePath();
-        }
-    }
 }

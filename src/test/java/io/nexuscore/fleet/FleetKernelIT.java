@@ -49,24 +49,25 @@ class FleetKernelIT {
         int[] hz = {FreePort.pick(), FreePort.pick(), FreePort.pick()};
         JsonArray members = new JsonArray().add(hostAddress + ":" + hz[0]).add(hostAddress + ":" + hz[1])
                 .add(peerAddress + ":" + hz[2]);
-        Path jar = jar();
+        Path jar = RouterProcess.builtJar();
         for (int i = 0; i < 2; i++) {
             String node = "u" + (i + 1);
             Path dir = work.resolve(node);
             int data = FreePort.pick();
             int control = FreePort.pick();
-            routers.add(new RouterProcess(node, jar, dir, data, control, config(dir, "127.0.0.1", data, "127.0.0.1", control)
+            routers.add(new RouterProcess(node, jar, dir, data, control,
+                    RouterProcess.smallKernelRouter(dir, "127.0.0.1", data, "127.0.0.1", control)
                     .put("kernel", new JsonObject().put("mode", "user"))
-                    .put("cluster", cluster(node, hostAddress, hz[i], members))));
+                    .put("cluster", RouterProcess.clusterSection(node, hostAddress, hz[i], members))));
         }
         Path dir = work.resolve("k1");
         int data = FreePort.pick();
         int control = FreePort.pick();
         routers.add(new RouterProcess("k1", List.of("ip", "netns", "exec", veth.namespace), peerAddress, jar, dir, data,
-                control, config(dir, "0.0.0.0", data, peerAddress, control)
+                control, RouterProcess.smallKernelRouter(dir, "0.0.0.0", data, peerAddress, control)
                 .put("kernel", new JsonObject().put("mode", "kernel").put("pinDir", "/sys/fs/bpf/" + veth.namespace)
                         .put("interfaces", new JsonArray().add(veth.peerInterface).add("lo")).put("xdpMode", "generic"))
-                .put("cluster", cluster("k1", peerAddress, hz[2], members))));
+                .put("cluster", RouterProcess.clusterSection("k1", peerAddress, hz[2], members))));
         for (RouterProcess r : routers) {
             r.start();
         }
@@ -166,27 +167,6 @@ class FleetKernelIT {
         return fleet == null || !fleet.containsKey("cluster_members") ? -1 : fleet.getInteger("cluster_members");
     }
 
-    private static JsonObject config(Path dir, String dataHost, int data, String controlHost, int control) {
-        JsonObject tier = new JsonObject().put("instances", 1);
-        return new JsonObject()
-                .put("dataPlane", new JsonObject().put("host", dataHost).put("port", data).put("instances", 1))
-                .put("control", new JsonObject().put("host", controlHost).put("port", control)
-                        .put("stateFile", dir.resolve("state.json").toString()))
-                .put("metrics", new JsonObject().put("kernelTiming", false).put("tlbFlushes", false))
-                .put("tiers", new JsonObject().put("nano", tier).put("small", tier.copy())
-                        .put("large", tier.copy().put("memoryLimitBytes", 256L << 20)));
-    }
 
-    private static JsonObject cluster(String node, String host, int port, JsonArray members) {
-        return new JsonObject().put("enabled", true).put("node", node).put("host", host).put("port", port)
-                .put("members", members);
-    }
 
-    private static Path jar() throws Exception {
-        try (Stream<Path> files = Files.list(Path.of("target"))) {
-            return files.filter(p -> p.getFileName().toString().matches("nexuscore-.*\\.jar"))
-                    .findFirst().orElseThrow(() -> new IllegalStateException("no target/nexuscore-*.jar: run after `mvn package`"))
-                    .toAbsolutePath();
-        }
-    }
 }

@@ -39,6 +39,36 @@ final class RouterProcess implements AutoCloseable {
     private final List<String> prefix;
     private Process process;
 
+    /** The router's shaded jar under target/ (the integration tests run after {@code mvn package}). */
+    static Path builtJar() throws IOException {
+        try (java.util.stream.Stream<Path> files = Files.list(Path.of("target"))) {
+            return files.filter(p -> p.getFileName().toString().matches("nexuscore-.*\\.jar"))
+                    .findFirst().orElseThrow(() -> new IllegalStateException("no target/nexuscore-*.jar: run after `mvn package`"))
+                    .toAbsolutePath();
+        }
+    }
+
+    /** The {@code cluster} section of one fleet member. */
+    static JsonObject clusterSection(String node, String host, int port, io.vertx.core.json.JsonArray members) {
+        return new JsonObject().put("enabled", true).put("node", node).put("host", host).put("port", port)
+                .put("members", members);
+    }
+
+    /**
+     * A small router for the kernel fleet tests: one acceptor, one-instance tiers (large capped at
+     * 256 MiB), no kernel timing metrics, the state file in {@code dir}.
+     */
+    static JsonObject smallKernelRouter(Path dir, String dataHost, int data, String controlHost, int control) {
+        JsonObject tier = new JsonObject().put("instances", 1);
+        return new JsonObject()
+                .put("dataPlane", new JsonObject().put("host", dataHost).put("port", data).put("instances", 1))
+                .put("control", new JsonObject().put("host", controlHost).put("port", control)
+                        .put("stateFile", dir.resolve("state.json").toString()))
+                .put("metrics", new JsonObject().put("kernelTiming", false).put("tlbFlushes", false))
+                .put("tiers", new JsonObject().put("nano", tier).put("small", tier.copy())
+                        .put("large", tier.copy().put("memoryLimitBytes", 256L << 20)));
+    }
+
     /** A router on loopback. */
     RouterProcess(String node, Path jar, Path dir, int dataPort, int controlPort, JsonObject config) throws IOException {
         this(node, List.of(), "127.0.0.1", jar, dir, dataPort, controlPort, config);
