@@ -22,8 +22,6 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
-import io.vertx.core.json.DecodeException;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
 import java.util.List;
@@ -233,29 +231,25 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
 
     private TierReply reply(Buffer body, UpstreamEndpoint endpoint) {
         String where = endpoint == null ? "upstream" : "upstream " + endpoint.display();
+        UpstreamAnswer answer;
         try {
-            JsonObject json = new JsonObject(body);
-            JsonArray choices = json.getJsonArray("choices");
-            if (choices == null || choices.isEmpty()) {
-                throw new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": upstream answered without choices",
-                        where + " answered without choices", null);
-            }
-            JsonObject choice = choices.getJsonObject(0);
-            JsonObject message = choice.getJsonObject("message");
-            String text = message != null ? message.getString("content", "") : choice.getString("text", "");
-            JsonObject usage = json.getJsonObject("usage");
-            if (usage == null) {
-                // No usage, no assessment: report the tier itself rather than invent a misroute.
-                return new TierReply(text, tier, 0, 0, model);
-            }
-            int prompt = usage.getInteger("prompt_tokens", 0);
-            int completion = usage.getInteger("completion_tokens", 0);
-            int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
-            return new TierReply(text, thresholds.get().tierFor(score), score, prompt, completion, model);
-        } catch (DecodeException | ClassCastException e) {
+            answer = UpstreamAnswer.parse(body);
+        } catch (UpstreamAnswer.Malformed e) {
             throw new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": upstream answered malformed JSON",
                     where + " answered malformed JSON: " + e.getMessage(), e);
         }
+        if (!answer.hasChoice()) {
+            throw new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": upstream answered without choices",
+                    where + " answered without choices", null);
+        }
+        if (answer.usage().isEmpty()) {
+            // No usage, no assessment: report the tier itself rather than invent a misroute.
+            return new TierReply(answer.text(), tier, 0, 0, model);
+        }
+        int prompt = answer.usage().get().promptTokens();
+        int completion = answer.usage().get().completionTokens();
+        int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
+        return new TierReply(answer.text(), thresholds.get().tierFor(score), score, prompt, completion, model);
     }
 
     @Override

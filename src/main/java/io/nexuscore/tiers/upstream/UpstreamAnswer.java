@@ -1,0 +1,168 @@
+package io.nexuscore.tiers.upstream;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.vertx.core.buffer.Buffer;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * The parts of an OpenAI chat (or completion) answer the router uses, read in one streaming pass:
+ * the first choice's text ({@code message.content}, or {@code text} for completions) and the
+ * usage's {@code prompt_tokens} and {@code completion_tokens}. Everything else is skipped unread
+ * instead of being built into a JSON tree (the tree cost more than any other step of the upstream
+ * path in the event loops' profile).
+ *
+ * <p>Reads like the tree it replaces: a missing {@code content}/{@code text} is "", missing token
+ * counts are 0, numbers are truncated to int, a repeated key's last value wins; any other type where
+ * these fields stand, or anything that is not one JSON object, is {@link Malformed}.
+ *
+ * @param usage empty when the answer carries no {@code usage} object
+ */
+record UpstreamAnswer(String text, boolean hasChoice, Optional<Usage> usage) {
+
+    record Usage(int promptTokens, int completionTokens) {
+    }
+
+    /** The answer is not the JSON this reads. */
+    static final class Malformed extends Exception {
+        Malformed(String message) {
+            super(message);
+        }
+    }
+
+    private static final JsonFactory JSON = new JsonFactory();
+
+    static UpstreamAnswer parse(Buffer body) throws Malformed {
+        byte[] bytes = body.getBytes();
+        try (JsonParser p = JSON.createParser(bytes)) {
+            expect(p.nextToken(), JsonToken.START_OBJECT, "the answer");
+            String text = "";
+            boolean hasChoice = false;
+            Usage usage = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (field) {
+                    case "choices" -> {
+                        if (value == JsonToken.VALUE_NULL) {
+                            hasChoice = false;
+                            break;
+                        }
+                        expect(value, JsonToken.START_ARRAY, "choices");
+                        hasChoice = false;
+                        text = "";
+                        JsonToken first = p.nextToken();
+                        if (first != JsonToken.END_ARRAY) {
+                            expect(first, JsonToken.START_OBJECT, "choices[0]");
+                            hasChoice = true;
+                            text = choiceText(p);
+                            while (p.nextToken() != JsonToken.END_ARRAY) {
+                                p.skipChildren(); // later choices: the router answers with the first
+                            }
+                        }
+                    }
+                    case "usage" -> usage = value == JsonToken.VALUE_NULL ? null : usage(p, value);
+                    default -> p.skipChildren();
+                }
+            }
+            expect(p.currentToken(), JsonToken.END_OBJECT, "the answer");
+            if (p.nextToken() != null) {
+                throw new Malformed("trailing content after the answer's object");
+            }
+            return new UpstreamAnswer(text, hasChoice, Optional.ofNullable(usage));
+        } catch (IOException e) { // JsonParseException and truncated input
+            throw new Malformed(e.getMessage() != null ? e.getMessage() : e.toString());
+        }
+    }
+
+    /** Inside choices[0]: message.content if there is a message, else text. Leaves the parser on its END_OBJECT. */
+    private static String choiceText(JsonParser p) throws IOException, Malformed {
+        String content = null;
+        boolean hasMessage = false;
+        String text = "";
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken value = p.nextToken();
+            switch (field) {
+                case "message" -> {
+                    if (value == JsonToken.VALUE_NULL) {
+                        hasMessage = false;
+                        break;
+                    }
+                    expect(value, JsonToken.START_OBJECT, "choices[0].message");
+                    hasMessage = true;
+                    content = "";
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String name = p.currentName();
+                        JsonToken v = p.nextToken();
+                        if (name.equals("content")) {
+                            content = string(p, v, "choices[0].message.content");
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                }
+                case "text" -> text = string(p, value, "choices[0].text");
+                default -> p.skipChildren();
+            }
+        }
+        return hasMessage ? content : text;
+    }
+
+    private static Usage usage(JsonParser p, JsonToken value) throws IOException, Malformed {
+        expect(value, JsonToken.START_OBJECT, "usage");
+        int prompt = 0;
+        int completion = 0;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken v = p.nextToken();
+            switch (field) {
+                case "prompt_tokens" -> prompt = integer(p, v, "usage.prompt_tokens");
+                case "completion_tokens" -> completion = integer(p, v, "usage.completion_tokens");
+                default -> p.skipChildren();
+            }
+        }
+        return new Usage(prompt, completion);
+    }
+
+    private static String string(JsonParser p, JsonToken value, String where) throws IOException, Malformed {
+        if (value == JsonToken.VALUE_NULL) {
+            return "";
+        }
+        expect(value, JsonToken.VALUE_STRING, where);
+        return p.getText();
+    }
+
+    private static int integer(JsonParser p, JsonToken value, String where) throws IOException, Malformed {
+        if (value == JsonToken.VALUE_NULL) {
+            return 0;
+        }
+        if (value != JsonToken.VALUE_NUMBER_INT && value != JsonToken.VALUE_NUMBER_FLOAT) {
+            throw new Malformed(where + " is " + describe(value) + ", expected a number");
+        }
+        return p.getNumberValue().intValue();
+    }
+
+    private static void expect(JsonToken actual, JsonToken wanted, String where) throws Malformed {
+        if (actual != wanted) {
+            throw new Malformed(where + " is " + describe(actual) + ", expected " + describe(wanted));
+        }
+    }
+
+    private static String describe(JsonToken token) {
+        if (token == null) {
+            return "missing";
+        }
+        return switch (token) {
+            case START_OBJECT, END_OBJECT -> "an object";
+            case START_ARRAY, END_ARRAY -> "an array";
+            case VALUE_STRING -> "a string";
+            case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> "a number";
+            case VALUE_TRUE, VALUE_FALSE -> "a boolean";
+            case VALUE_NULL -> "null";
+            default -> token.name();
+        };
+    }
+}

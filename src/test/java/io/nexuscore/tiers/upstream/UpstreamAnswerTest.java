@@ -1,0 +1,61 @@
+package io.nexuscore.tiers.upstream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.buffer.Buffer;
+import java.util.Optional;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class UpstreamAnswerTest {
+
+    private static UpstreamAnswer parse(String json) throws UpstreamAnswer.Malformed {
+        return UpstreamAnswer.parse(Buffer.buffer(json));
+    }
+
+    /** Answers as OpenAI-compatible servers write them, fields in any order, extras skipped unread. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        // json | text | has choice | prompt tokens (-1: no usage) | completion tokens
+        "`{\"id\":\"x\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hi\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2,\"total_tokens\":9}}` | hi | true | 7 | 2",
+        "`{\"usage\":{\"completion_tokens\":3,\"prompt_tokens\":11},\"choices\":[{\"message\":{\"content\":\"a \\\"q\\\" \\u00e9\"}}]}` | `a \"q\" é` | true | 11 | 3",
+        "`{\"choices\":[{\"text\":\"completion text\",\"logprobs\":{\"a\":[1,2,{\"b\":null}]}}]}` | completion text | true | -1 | 0",
+        "`{\"choices\":[{\"message\":{\"role\":\"assistant\"}}],\"usage\":{\"prompt_tokens\":1.9}}` | `` | true | 1 | 0",
+        "`{\"choices\":[{\"message\":{\"content\":\"first\"}},{\"message\":{\"content\":\"second\"}}]}` | first | true | -1 | 0",
+        "`{\"choices\":[{\"message\":null,\"text\":\"fallback\"}],\"usage\":null}` | fallback | true | -1 | 0",
+        "`{\"choices\":[{\"message\":{\"content\":null,\"tool_calls\":[{\"id\":\"t\"}]}}]}` | `` | true | -1 | 0",
+        "`{\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}` | `` | false | 1 | 1",
+        "`{\"object\":\"chat.completion\"}` | `` | false | -1 | 0",
+        "`{\"choices\":null}` | `` | false | -1 | 0",
+        "`{\"usage\":{\"prompt_tokens\":1},\"usage\":{\"prompt_tokens\":5}}` | `` | false | 5 | 0",
+    })
+    void readsTheFirstChoicesTextAndTheUsage(String json, String text, boolean hasChoice, int prompt, int completion)
+            throws Exception {
+        UpstreamAnswer answer = parse(json);
+        assertEquals(text, answer.text());
+        assertEquals(hasChoice, answer.hasChoice());
+        assertEquals(prompt < 0 ? Optional.empty() : Optional.of(new UpstreamAnswer.Usage(prompt, completion)), answer.usage());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "`` | missing",
+        "`not json` | Unrecognized token",
+        "`[{\"choices\":[]}]` | the answer is an array",
+        "`{\"choices\":[{\"message\":{\"content\":\"cut` | end-of-input",
+        "`{\"choices\":{\"message\":{}}}` | choices is an object",
+        "`{\"choices\":[1]}` | choices[0] is a number",
+        "`{\"choices\":[{\"message\":\"hi\"}]}` | choices[0].message is a string",
+        "`{\"choices\":[{\"message\":{\"content\":42}}]}` | choices[0].message.content is a number",
+        "`{\"choices\":[{\"text\":[\"a\"]}]}` | choices[0].text is an array",
+        "`{\"usage\":\"lots\"}` | usage is a string",
+        "`{\"usage\":{\"prompt_tokens\":\"7\"}}` | usage.prompt_tokens is a string",
+        "`{\"choices\":[]} {}` | trailing content",
+    })
+    void anythingElseIsMalformedSayingWhere(String json, String detail) {
+        UpstreamAnswer.Malformed e = assertThrows(UpstreamAnswer.Malformed.class, () -> parse(json));
+        assertTrue(e.getMessage().contains(detail), e.getMessage());
+    }
+}
