@@ -26,7 +26,20 @@ final class HeadTimeouts {
     }
 
     void accepted(HttpConnection connection) {
-        arm(ConnectionInspector.channelOf(connection));
+        accepted(ConnectionInspector.channelOf(connection));
+    }
+
+    /**
+     * Arms the first timeout and, once per connection, cancels whatever is pending when it closes.
+     * (Registering that close listener at every arm, as before, added one listener per keep-alive
+     * request that lived as long as the connection: a leak that grew without bound.)
+     */
+    void accepted(Channel channel) {
+        if (channel == null) {
+            return;
+        }
+        channel.closeFuture().addListener(f -> disarm(channel));
+        arm(channel);
     }
 
     /** A head arrived: stop the clock until this request's answer (whatever it is) has gone out. */
@@ -38,7 +51,7 @@ final class HeadTimeouts {
         }
     }
 
-    private void arm(Channel channel) {
+    void arm(Channel channel) {
         if (channel == null || !channel.isActive()) {
             return;
         }
@@ -50,10 +63,9 @@ final class HeadTimeouts {
         if (previous != null) {
             previous.cancel(false);
         }
-        channel.closeFuture().addListener(f -> task.cancel(false));
     }
 
-    private void disarm(Channel channel) {
+    void disarm(Channel channel) {
         if (channel == null) {
             return;
         }

@@ -2,8 +2,6 @@ package io.nexuscore.tiers.upstream;
 
 import io.vertx.core.Context;
 import io.vertx.core.http.HttpClientAgent;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -19,23 +17,28 @@ import java.util.function.Supplier;
  *
  * <p>There are at most {@code slots} clients (the tier's connection budget divided between them):
  * with fewer slots than loops, loops share a client in turn, so a one-connection tier keeps one
- * pool and its exact limits. Callers off any event loop (tests, tools) use the first slot. Clients
- * are made on first use, so a slot that never forwards opens no connection.
+ * pool and its exact limits. Callers off any event loop (tests, tools) use the first slot. A
+ * client opens no connection before its first request.
  */
 final class LoopClients implements AutoCloseable {
 
-    private final Supplier<HttpClientAgent> factory;
     private final HttpClientAgent[] bySlot;
     private final ConcurrentHashMap<Thread, HttpClientAgent> byLoop = new ConcurrentHashMap<>();
     private int nextSlot;
     private boolean closed;
 
+    /**
+     * Makes every slot's client now, off any event loop: a client made on a verticle's context
+     * would be closed with that verticle, not with the tier.
+     */
     LoopClients(Supplier<HttpClientAgent> factory, int slots) {
         if (slots < 1) {
             throw new IllegalArgumentException("slots must be at least 1, got " + slots);
         }
-        this.factory = factory;
         this.bySlot = new HttpClientAgent[slots];
+        for (int i = 0; i < slots; i++) {
+            bySlot[i] = factory.get();
+        }
     }
 
     /** The calling event loop's client (off any loop: the first slot's). */
@@ -58,9 +61,6 @@ final class LoopClients implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("upstream clients closed");
         }
-        if (bySlot[index] == null) {
-            bySlot[index] = factory.get();
-        }
         return bySlot[index];
     }
 
@@ -68,14 +68,7 @@ final class LoopClients implements AutoCloseable {
     public synchronized void close() {
         closed = true;
         byLoop.clear();
-        List<HttpClientAgent> all = new ArrayList<>();
-        for (int i = 0; i < bySlot.length; i++) {
-            if (bySlot[i] != null) {
-                all.add(bySlot[i]);
-                bySlot[i] = null;
-            }
-        }
-        for (HttpClientAgent client : all) {
+        for (HttpClientAgent client : bySlot) {
             client.close();
         }
     }
