@@ -151,10 +151,8 @@ public final class KernelDataPath implements AutoCloseable {
                 SharedStructs.FLOW_KEY6.size(), SharedStructs.ROUTING_DECISION.size());
         this.verdictSlotsMap = BpfMap.openPinned(pinDir, "verdict_slots", 4, SharedStructs.VERDICT_SLOT.size());
         this.verdictSlots6Map = BpfMap.openPinned(pinDir, "verdict_slots6", 4, SharedStructs.VERDICT_SLOT6.size());
-        this.verdictSlots = VerdictSlots.map(verdictSlotsMap, SharedStructs.VERDICT_SLOT, SharedStructs.FLOW_KEY.size(),
-                SharedStructs.VERDICT_SLOTS);
-        this.verdictSlots6 = VerdictSlots.map(verdictSlots6Map, SharedStructs.VERDICT_SLOT6, SharedStructs.FLOW_KEY6.size(),
-                SharedStructs.VERDICT_SLOTS6);
+        this.verdictSlots = VerdictSlots.map(verdictSlotsMap, SharedStructs.VERDICT_SLOT, SharedStructs.VERDICT_SLOTS);
+        this.verdictSlots6 = VerdictSlots.map(verdictSlots6Map, SharedStructs.VERDICT_SLOT6, SharedStructs.VERDICT_SLOTS6);
         this.scoreThresholdsMap = BpfMap.openPinned(pinDir, "score_thresholds", 4, SharedStructs.SCORE_THRESHOLDS.size());
         this.tierCountersMap = BpfMap.openPinned(pinDir, "tier_counters", 4, TierCountersMap.valueSize());
         this.tenantPolicyMap = BpfMap.openPinned(pinDir, "tenant_policy",

@@ -32,8 +32,7 @@ public final class KernelVerdicts implements VerdictSource {
 
     @Override
     public Optional<KernelVerdict> lookup(FourTuple connection) {
-        byte[] key = SharedStructs.flowKey(connection);
-        long word = (connection.ipv6() ? slots6 : slots4).read(key);
+        long word = (connection.ipv6() ? slots6 : slots4).read(connection);
         if (VerdictSlots.isVerdict(word)) {
             slotHits.increment();
             return Optional.of(SharedStructs.decodeRoutingDecision(word).verdict());
@@ -44,7 +43,7 @@ public final class KernelVerdicts implements VerdictSource {
 
     /** The slot path alone: empty when the slot holds another key or changed under every retry. */
     public Optional<KernelVerdict> fromSlot(FourTuple connection) {
-        long word = (connection.ipv6() ? slots6 : slots4).read(SharedStructs.flowKey(connection));
+        long word = (connection.ipv6() ? slots6 : slots4).read(connection);
         return VerdictSlots.isVerdict(word) ? Optional.of(SharedStructs.decodeRoutingDecision(word).verdict()) : Optional.empty();
     }
 

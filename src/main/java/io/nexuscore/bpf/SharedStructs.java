@@ -10,6 +10,8 @@ import io.nexuscore.classify.ScoreWeights;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.TokenGain;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -81,40 +83,65 @@ public final class SharedStructs {
     private SharedStructs() {
     }
 
+    /** flow_key / flow_key6 fields (network order) and the slot hash's words (little-endian loads), read in place. */
+    private static final VarHandle BIG_ENDIAN_SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LITTLE_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle LITTLE_ENDIAN_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
     /** The key of the connection's map: flow_key for IPv4, flow_key6 for IPv6 (network order). */
     static byte[] flowKey(FourTuple t) {
         byte[] src = t.srcAddress().getAddress();
         byte[] dst = t.dstAddress().getAddress();
-        return ByteBuffer.allocate(2 * src.length + 4).order(ByteOrder.BIG_ENDIAN)
-                .put(src)
-                .put(dst)
-                .putShort((short) t.srcPort())
-                .putShort((short) t.dstPort())
-                .array();
+        byte[] key = new byte[2 * src.length + 4];
+        System.arraycopy(src, 0, key, 0, src.length);
+        System.arraycopy(dst, 0, key, src.length, dst.length);
+        BIG_ENDIAN_SHORT.set(key, 2 * src.length, (short) t.srcPort());
+        BIG_ENDIAN_SHORT.set(key, 2 * src.length + 2, (short) t.dstPort());
+        return key;
     }
 
     /** flow_key (12 bytes) or flow_key6 (36 bytes) back to the 4-tuple. */
     static FourTuple decodeFlowKey(byte[] key) {
-        ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.BIG_ENDIAN);
         int addressLength = (key.length - 4) / 2;
-        byte[] src = new byte[addressLength];
-        byte[] dst = new byte[addressLength];
-        b.get(src).get(dst);
-        return new FourTuple(inet(src), b.getShort() & 0xffff, inet(dst), b.getShort() & 0xffff);
+        byte[] src = java.util.Arrays.copyOfRange(key, 0, addressLength);
+        byte[] dst = java.util.Arrays.copyOfRange(key, addressLength, 2 * addressLength);
+        return new FourTuple(inet(src), (short) BIG_ENDIAN_SHORT.get(key, 2 * addressLength) & 0xffff, inet(dst),
+                (short) BIG_ENDIAN_SHORT.get(key, 2 * addressLength + 2) & 0xffff);
+    }
+
+    /** Word {@code at} (byte offset, a multiple of 4) of a flow_key as a little-endian CPU loads it. */
+    static int keyWord(byte[] address, int at) {
+        return (int) LITTLE_ENDIAN_INT.get(address, at);
+    }
+
+    /** The ports word of a flow_key (src_port | dst_port << 16 as loaded on a little-endian CPU; both fields big-endian). */
+    static int portsWord(FourTuple t) {
+        return (Short.reverseBytes((short) t.srcPort()) & 0xffff) | Short.reverseBytes((short) t.dstPort()) << 16;
     }
 
     /**
-     * The verdict slot of a key (flow_key or flow_key6 bytes): slot_hash in nexus_shared.h, over the
-     * key's 32-bit words as a little-endian CPU loads them.
+     * The verdict slot of a connection: slot_hash in nexus_shared.h, over the key's 32-bit words as a
+     * little-endian CPU loads them (source address words, destination address words, ports word).
+     * {@code src} and {@code dst} are the tuple's address bytes, passed in so a caller that compares
+     * them afterwards reads each address once.
      */
-    static int slotIndex(byte[] key, int slots) {
-        ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN);
+    static int slotIndex(FourTuple t, byte[] src, byte[] dst, int slots) {
         int h = 0;
-        for (int at = 0; at < key.length; at += 4) {
-            h = (h ^ b.getInt(at)) * SLOT_HASH_MULT;
+        for (int at = 0; at < src.length; at += 4) {
+            h = (h ^ keyWord(src, at)) * SLOT_HASH_MULT;
         }
+        for (int at = 0; at < dst.length; at += 4) {
+            h = (h ^ keyWord(dst, at)) * SLOT_HASH_MULT;
+        }
+        h = (h ^ portsWord(t)) * SLOT_HASH_MULT;
         h ^= h >>> 15;
         return h & (slots - 1);
+    }
+
+    /** The verdict slot of a key (flow_key or flow_key6 bytes); the same hash as above. */
+    static int slotIndex(byte[] key, int slots) {
+        FourTuple t = decodeFlowKey(key);
+        return slotIndex(t, t.srcAddress().getAddress(), t.dstAddress().getAddress(), slots);
     }
 
     /** The kernel's routing_decision: the verdict, and how many heads the connection has had (wrapping). */
@@ -135,7 +162,7 @@ public final class SharedStructs {
     }
 
     static RoutingDecision decodeRoutingDecision(byte[] value) {
-        return decodeRoutingDecision(ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN).getLong(0));
+        return decodeRoutingDecision((long) LITTLE_ENDIAN_LONG.get(value, 0));
     }
 
     /** score_thresholds as one little-endian 64-bit word, as the CAS writers (kernel and mmap) see it. */

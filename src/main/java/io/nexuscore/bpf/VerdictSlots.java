@@ -1,6 +1,7 @@
 package io.nexuscore.bpf;
 
 import com.kenai.jffi.MemoryIO;
+import io.nexuscore.classify.FourTuple;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -28,7 +29,6 @@ final class VerdictSlots implements AutoCloseable {
     private static final int RETRIES = 4;
 
     private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle KEY_WORD = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final String name;
     private final ByteBuffer slots;
@@ -37,11 +37,10 @@ final class VerdictSlots implements AutoCloseable {
     private final int slotCount;
     private final int slotSize;
     private final int keyOffset;
-    private final int keyWords;
     private final int verdictOffset;
     private volatile boolean closed;
 
-    private VerdictSlots(String name, long address, long length, int slotCount, StructLayout layout, int keySize) {
+    private VerdictSlots(String name, long address, long length, int slotCount, StructLayout layout) {
         this.name = name;
         this.address = address;
         this.length = length;
@@ -49,7 +48,6 @@ final class VerdictSlots implements AutoCloseable {
         this.slotCount = slotCount;
         this.slotSize = layout.size();
         this.keyOffset = layout.offset("key");
-        this.keyWords = keySize / 4;
         this.verdictOffset = layout.offset("verdict");
     }
 
@@ -57,7 +55,7 @@ final class VerdictSlots implements AutoCloseable {
      * Maps {@code map} (its fd stays the caller's) after checking it is the slot array this code
      * reads: value size, slot count and BPF_F_MMAPABLE, so a stale pin fails here and not in a read.
      */
-    static VerdictSlots map(BpfMap map, StructLayout layout, int keySize, int slotCount) {
+    static VerdictSlots map(BpfMap map, StructLayout layout, int slotCount) {
         BpfMap.Info info = map.info();
         if (info.valueSize() != layout.size() || info.maxEntries() != slotCount || (info.flags() & BPF_F_MMAPABLE) == 0) {
             throw new IllegalStateException(map.name() + " is not the slot array this build reads: " + info + ", want value "
@@ -69,7 +67,7 @@ final class VerdictSlots implements AutoCloseable {
         if (mapped == null || mapped.address() == LibC.MAP_FAILED || mapped.address() == 0) {
             Native.check(-1, "mmap", map.name());
         }
-        return new VerdictSlots(map.name(), mapped.address(), length, slotCount, layout, keySize);
+        return new VerdictSlots(map.name(), mapped.address(), length, slotCount, layout);
     }
 
     private static final int BPF_F_MMAPABLE = 1 << 10;
@@ -84,20 +82,26 @@ final class VerdictSlots implements AutoCloseable {
     }
 
     /**
-     * The verdict word (routing_decision as a little-endian long) of the slot for {@code key}
-     * (flow_key or flow_key6 bytes), or {@link #MISS} / {@link #INCONSISTENT}.
+     * The verdict word (routing_decision as a little-endian long) of the connection's slot, or
+     * {@link #MISS} / {@link #INCONSISTENT}. Allocation-free once compiled: the address copies
+     * {@code getAddress()} makes do not escape, and the key is compared word by word in place.
      */
-    long read(byte[] key) {
-        int at = SharedStructs.slotIndex(key, slotCount) * slotSize;
+    long read(FourTuple connection) {
+        byte[] src = connection.srcAddress().getAddress();
+        byte[] dst = connection.dstAddress().getAddress();
+        int ports = SharedStructs.portsWord(connection);
+        int at = SharedStructs.slotIndex(connection, src, dst, slotCount) * slotSize;
+        int key = at + keyOffset;
         for (int attempt = 0; attempt < RETRIES; attempt++) {
             int before = (int) SEQ.getAcquire(slots, at);
             if ((before & 1) != 0) {
                 Thread.onSpinWait(); // the XDP program is writing this slot right now
                 continue;
             }
-            boolean same = true;
-            for (int w = 0; w < keyWords; w++) {
-                same &= slots.getInt(at + keyOffset + 4 * w) == (int) KEY_WORD.get(key, 4 * w);
+            boolean same = slots.getInt(key + src.length + dst.length) == ports;
+            for (int w = 0; w < src.length; w += 4) {
+                same &= slots.getInt(key + w) == SharedStructs.keyWord(src, w);
+                same &= slots.getInt(key + src.length + w) == SharedStructs.keyWord(dst, w);
             }
             long word = slots.getLong(at + verdictOffset);
             VarHandle.loadLoadFence();
