@@ -164,7 +164,7 @@ public final class KernelDataPath implements AutoCloseable {
         this.tokenModel = PinnedTokenModel.map(tokenModelMap);
         this.adaptive = new AdaptiveLoop(adaptiveSettingsMap, adaptiveStatsMap, tokenModel);
         this.latencyRing = LatencyRing.openPinned(pinDir);
-        this.routingDecisions = new RoutingDecisionsMap(routingDecisionsMap, routingDecisions6Map);
+        this.routingDecisions = new RoutingDecisionsMap(routingDecisionsMap, routingDecisions6Map, verdictSlots, verdictSlots6);
         this.verdicts = new KernelVerdicts(verdictSlots, verdictSlots6, routingDecisions);
         this.thresholds = ScoreThresholdsMap.map(scoreThresholdsMap);
         this.tierCounters = new TierCountersMap(tierCountersMap);
@@ -291,12 +291,12 @@ public final class KernelDataPath implements AutoCloseable {
         }
     }
 
-    /** Verdicts by 4-tuple (IPv4 or IPv6): the mmap'ed slot, else the LRU map. */
+    /** Verdicts by 4-tuple (IPv4 or IPv6): the mmap'ed slot, else the LRU fallback map. */
     public KernelVerdicts verdicts() {
         return verdicts;
     }
 
-    /** The LRU verdict maps with diagnostics (head counts, snapshot) beyond {@link VerdictSource}. */
+    /** The verdict store (slots and LRU fallback) with diagnostics (head counts, snapshot) beyond {@link VerdictSource}. */
     public RoutingDecisionsMap routingDecisions() {
         return routingDecisions;
     }

@@ -73,8 +73,11 @@ public final class SharedStructs {
             LATENCY_EVENT, ADAPTIVE_SETTINGS, RECALIBRATION_EVENT, CALIBRATION_EVENT, ADAPTIVE_STATS);
 
     /** VERDICT_SLOTS, VERDICT_SLOTS6 and SLOT_HASH_MULT in nexus_shared.h (checked against the maps at open). */
-    public static final int VERDICT_SLOTS = 65536;
-    public static final int VERDICT_SLOTS6 = 16384;
+    public static final int VERDICT_SLOTS = 1 << 20;
+    public static final int VERDICT_SLOTS6 = 1 << 16;
+    /** VERDICT_FALLBACK, VERDICT_FALLBACK6 in nexus_shared.h: entries of routing_decisions, routing_decisions6. */
+    public static final int VERDICT_FALLBACK = 65536;
+    public static final int VERDICT_FALLBACK6 = 16384;
     static final int SLOT_HASH_MULT = 0x9e3779b1;
 
     /** MAX_PORTS in nexus_shared.h. */
