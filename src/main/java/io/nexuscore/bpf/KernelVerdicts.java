@@ -41,7 +41,7 @@ public final class KernelVerdicts implements VerdictSource {
         }
         if (VerdictSlots.isVerdict(word)) {
             slotHits.increment();
-            return Optional.of(SharedStructs.decodeRoutingDecision(word).verdict());
+            return Optional.of(SharedStructs.decodeVerdict(word));
         }
         slotMisses.increment();
         return map.fallback(connection);
@@ -50,7 +50,7 @@ public final class KernelVerdicts implements VerdictSource {
     /** The slot path alone: empty when the slot holds another key or changed under every retry. */
     public Optional<KernelVerdict> fromSlot(FourTuple connection) {
         long word = (connection.ipv6() ? slots6 : slots4).read(connection);
-        return VerdictSlots.isVerdict(word) ? Optional.of(SharedStructs.decodeRoutingDecision(word).verdict()) : Optional.empty();
+        return VerdictSlots.isVerdict(word) ? Optional.of(SharedStructs.decodeVerdict(word)) : Optional.empty();
     }
 
     /** Plain loads from the mmap'ed slot, so the data plane decides on its event loop; counted as a slot hit. */

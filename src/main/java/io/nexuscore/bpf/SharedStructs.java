@@ -151,13 +151,22 @@ public final class SharedStructs {
     public record RoutingDecision(KernelVerdict verdict, int heads) {
     }
 
+    /** routing_decision's member offsets, looked up once: the verdict read decodes one per request. */
+    private static final int CHECK_AT = ROUTING_DECISION.offset("check");
+    private static final int SCORE_AT = ROUTING_DECISION.offset("score");
+    private static final int TIER_AT = ROUTING_DECISION.offset("tier");
+    private static final int FLAGS_AT = ROUTING_DECISION.offset("flags");
+    private static final int HEADS_AT = ROUTING_DECISION.offset("heads");
+
     /** routing_decision as one little-endian 64-bit word (how the kernel stores it and a slot reader loads it). */
     static RoutingDecision decodeRoutingDecision(long word) {
-        int check = (int) (word >>> (8 * ROUTING_DECISION.offset("check")));
-        int score = byteAt(word, ROUTING_DECISION.offset("score"));
-        Tier tier = Tier.fromWire(byteAt(word, ROUTING_DECISION.offset("tier")));
-        boolean blind = (byteAt(word, ROUTING_DECISION.offset("flags")) & VERDICT_F_BLIND) != 0;
-        return new RoutingDecision(new KernelVerdict(score, tier, check, blind), byteAt(word, ROUTING_DECISION.offset("heads")));
+        return new RoutingDecision(decodeVerdict(word), byteAt(word, HEADS_AT));
+    }
+
+    /** The verdict of a routing_decision word, without its head count. */
+    static KernelVerdict decodeVerdict(long word) {
+        return new KernelVerdict(byteAt(word, SCORE_AT), Tier.fromWire(byteAt(word, TIER_AT)), (int) (word >>> (8 * CHECK_AT)),
+                (byteAt(word, FLAGS_AT) & VERDICT_F_BLIND) != 0);
     }
 
     private static int byteAt(long word, int offset) {
