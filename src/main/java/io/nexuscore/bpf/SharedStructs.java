@@ -86,10 +86,9 @@ public final class SharedStructs {
     private SharedStructs() {
     }
 
-    /** flow_key / flow_key6 fields (network order) and the slot hash's words (little-endian loads), read in place. */
+    /** flow_key / flow_key6 port fields (network order) and routing_decision words, read in place. */
     private static final VarHandle BIG_ENDIAN_SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LITTLE_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle LITTLE_ENDIAN_INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
     /** The key of the connection's map: flow_key for IPv4, flow_key6 for IPv6 (network order). */
     static byte[] flowKey(FourTuple t) {
@@ -112,39 +111,61 @@ public final class SharedStructs {
                 (short) BIG_ENDIAN_SHORT.get(key, 2 * addressLength + 2) & 0xffff);
     }
 
-    /** Word {@code at} (byte offset, a multiple of 4) of a flow_key as a little-endian CPU loads it. */
-    static int keyWord(byte[] address, int at) {
-        return (int) LITTLE_ENDIAN_INT.get(address, at);
-    }
-
     /** The ports word of a flow_key (src_port | dst_port << 16 as loaded on a little-endian CPU; both fields big-endian). */
     static int portsWord(FourTuple t) {
         return (Short.reverseBytes((short) t.srcPort()) & 0xffff) | Short.reverseBytes((short) t.dstPort()) << 16;
     }
 
+    /** Words in a flow_key6, the most of either key. */
+    static final int KEY_WORDS_MAX = 9;
+
     /**
-     * The verdict slot of a connection: slot_hash in nexus_shared.h, over the key's 32-bit words as a
-     * little-endian CPU loads them (source address words, destination address words, ports word).
-     * {@code src} and {@code dst} are the tuple's address bytes, passed in so a caller that compares
-     * them afterwards reads each address once.
+     * The connection's flow_key (3 words) or flow_key6 (9 words) as a little-endian CPU loads its
+     * 32-bit words, into {@code words}; returns how many. Every address byte is read at a constant
+     * index, so the compiler keeps the copy {@code Inet4Address.getAddress()} makes off the heap
+     * (a byte-array view or a loop would keep it there); an Inet6Address copy stays (64 B a read).
      */
-    static int slotIndex(FourTuple t, byte[] src, byte[] dst, int slots) {
+    static int keyWords(FourTuple t, int[] words) {
+        if (t.ipv6()) {
+            byte[] src = t.srcAddress().getAddress();
+            byte[] dst = t.dstAddress().getAddress();
+            words[0] = littleEndian(src, 0);
+            words[1] = littleEndian(src, 4);
+            words[2] = littleEndian(src, 8);
+            words[3] = littleEndian(src, 12);
+            words[4] = littleEndian(dst, 0);
+            words[5] = littleEndian(dst, 4);
+            words[6] = littleEndian(dst, 8);
+            words[7] = littleEndian(dst, 12);
+            words[8] = portsWord(t);
+            return 9;
+        }
+        byte[] src = t.srcAddress().getAddress();
+        byte[] dst = t.dstAddress().getAddress();
+        words[0] = littleEndian(src, 0);
+        words[1] = littleEndian(dst, 0);
+        words[2] = portsWord(t);
+        return 3;
+    }
+
+    private static int littleEndian(byte[] b, int at) {
+        return b[at] & 0xff | (b[at + 1] & 0xff) << 8 | (b[at + 2] & 0xff) << 16 | b[at + 3] << 24;
+    }
+
+    /** slot_hash in nexus_shared.h over the first {@code count} key words, masked to {@code slots}. */
+    static int slotIndex(int[] words, int count, int slots) {
         int h = 0;
-        for (int at = 0; at < src.length; at += 4) {
-            h = (h ^ keyWord(src, at)) * SLOT_HASH_MULT;
+        for (int i = 0; i < count; i++) {
+            h = (h ^ words[i]) * SLOT_HASH_MULT;
         }
-        for (int at = 0; at < dst.length; at += 4) {
-            h = (h ^ keyWord(dst, at)) * SLOT_HASH_MULT;
-        }
-        h = (h ^ portsWord(t)) * SLOT_HASH_MULT;
         h ^= h >>> 15;
         return h & (slots - 1);
     }
 
     /** The verdict slot of a key (flow_key or flow_key6 bytes); the same hash as above. */
     static int slotIndex(byte[] key, int slots) {
-        FourTuple t = decodeFlowKey(key);
-        return slotIndex(t, t.srcAddress().getAddress(), t.dstAddress().getAddress(), slots);
+        int[] words = new int[KEY_WORDS_MAX];
+        return slotIndex(words, keyWords(decodeFlowKey(key), words), slots);
     }
 
     /** The kernel's routing_decision: the verdict, and how many heads the connection has had (wrapping). */

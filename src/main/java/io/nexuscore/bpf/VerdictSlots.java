@@ -86,19 +86,20 @@ final class VerdictSlots implements AutoCloseable {
         return slotCount;
     }
 
+    /** Per-thread key words of the connection being read: a read allocates nothing for an IPv4 key. */
+    private static final ThreadLocal<int[]> KEY_WORDS = ThreadLocal.withInitial(() -> new int[SharedStructs.KEY_WORDS_MAX]);
+
     /**
      * The verdict word (routing_decision as a little-endian long) of the connection's slot, or
-     * {@link #MISS} / {@link #INCONSISTENT}. Allocation-free once compiled: the address copies
-     * {@code getAddress()} makes do not escape, and the key is compared word by word in place.
+     * {@link #MISS} / {@link #INCONSISTENT}. The key is compared word by word in place.
      */
     long read(FourTuple connection) {
-        byte[] src = connection.srcAddress().getAddress();
-        byte[] dst = connection.dstAddress().getAddress();
-        int ports = SharedStructs.portsWord(connection);
-        if (ports >>> 16 == 0) {
+        int[] words = KEY_WORDS.get();
+        int count = SharedStructs.keyWords(connection, words);
+        if (words[count - 1] >>> 16 == 0) {
             return MISS; // destination port 0: the key of an empty slot, never a connection's
         }
-        int at = SharedStructs.slotIndex(connection, src, dst, slotCount) * slotSize;
+        int at = SharedStructs.slotIndex(words, count, slotCount) * slotSize;
         int key = at + keyOffset;
         for (int attempt = 0; attempt < RETRIES; attempt++) {
             int before = (int) SEQ.getAcquire(slots, at);
@@ -106,10 +107,9 @@ final class VerdictSlots implements AutoCloseable {
                 Thread.onSpinWait(); // the XDP program is writing this slot right now
                 continue;
             }
-            boolean same = slots.getInt(key + src.length + dst.length) == ports;
-            for (int w = 0; w < src.length; w += 4) {
-                same &= slots.getInt(key + w) == SharedStructs.keyWord(src, w);
-                same &= slots.getInt(key + src.length + w) == SharedStructs.keyWord(dst, w);
+            boolean same = true;
+            for (int w = 0; w < count; w++) {
+                same &= slots.getInt(key + 4 * w) == words[w];
             }
             long word = slots.getLong(at + verdictOffset);
             VarHandle.loadLoadFence();
@@ -132,9 +132,8 @@ final class VerdictSlots implements AutoCloseable {
      * For tests and diagnostics: the data plane never clears a verdict.
      */
     boolean clear(FourTuple connection) {
-        byte[] src = connection.srcAddress().getAddress();
-        byte[] dst = connection.dstAddress().getAddress();
-        int at = SharedStructs.slotIndex(connection, src, dst, slotCount) * slotSize;
+        int[] words = new int[SharedStructs.KEY_WORDS_MAX];
+        int at = SharedStructs.slotIndex(words, SharedStructs.keyWords(connection, words), slotCount) * slotSize;
         byte[] key = SharedStructs.flowKey(connection);
         int seq = (int) SEQ.getAcquire(slots, at);
         if ((seq & 1) != 0 || !java.util.Arrays.equals(key, keyAt(at)) || !SEQ.compareAndSet(slots, at, seq, seq + 1)) {

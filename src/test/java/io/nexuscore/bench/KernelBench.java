@@ -96,12 +96,16 @@ public final class KernelBench {
         FourTuple inFallback = new FourTuple(client, ports.get(0), router, PORT);
         FourTuple inSlot = new FourTuple(client, ports.get(1), router, PORT);
         FourTuple miss = new FourTuple(client, ports.get(1) + 1, router, PORT);
+        byte[] frame6 = Packets.ipv6Tcp(PORT, head);
+        kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame6, null, 1);
+        FourTuple inSlot6 = Packets.tuple(frame6);
         KernelVerdicts verdicts = kernel.verdicts();
-        if (verdicts.fromSlot(inSlot).isEmpty() || verdicts.fromMap(inFallback).isEmpty()) {
+        if (verdicts.fromSlot(inSlot).isEmpty() || verdicts.fromMap(inFallback).isEmpty() || verdicts.fromSlot(inSlot6).isEmpty()) {
             throw new IllegalStateException("the slot and fallback verdicts to read are not there");
         }
         int n = 500_000;
         Timing slot = time(n, () -> verdicts.lookupInMemory(inSlot));
+        Timing slot6 = time(n, () -> verdicts.lookupInMemory(inSlot6));
         Timing syscall = time(n, () -> verdicts.fromMap(inFallback));
         Timing collided = time(n, () -> verdicts.lookup(inFallback));
         Timing none = time(n, () -> verdicts.lookup(miss));
@@ -111,6 +115,7 @@ public final class KernelBench {
                 + "mean; bytes allocated per call%n", n, BATCH);
         System.out.printf("  %-58s %7s %7s %7s %7s%n", "", "median", "p99", "mean", "B/call");
         slot.print("mmap'ed slot, plain loads (the data plane's path)");
+        slot6.print("the same, IPv6 connection");
         syscall.print("LRU fallback by bpf(2) BPF_MAP_LOOKUP_ELEM (jnr-ffi)");
         collided.print("collided connection: slot holds another, then bpf(2)");
         none.print("no verdict: slot miss, then bpf(2)");
