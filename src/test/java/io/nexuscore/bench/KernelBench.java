@@ -132,7 +132,9 @@ public final class KernelBench {
     }
 
     private static Timing time(int n, Runnable op) {
-        for (int i = 0; i < n / 5; i++) {
+        // Warm-up: n calls and at least 2 s, so C2 has compiled the path on a busy machine too.
+        long warmUntil = System.nanoTime() + 2_000_000_000L;
+        for (int i = 0; i < n || System.nanoTime() < warmUntil; i++) {
             op.run();
         }
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
