@@ -115,9 +115,10 @@ public final class KernelBench {
         Timing none = time(n, () -> verdicts.lookup(miss));
         Scorer scorer = new Scorer(ScoreWeights.DEFAULT);
         Timing java = time(n, () -> RequestHeadParser.parse(payload).map(h -> h.score(scorer)));
-        System.out.printf("%nverdict read from Java, %,d calls each, ns per call: median and p99 of %d-call batches, "
-                + "mean, thread CPU time (not counting time the thread waited for a core); bytes allocated per call%n", n, BATCH);
-        System.out.printf("  %-58s %7s %7s %7s %7s %7s%n", "", "median", "p99", "mean", "cpu", "B/call");
+        System.out.printf("%nverdict read from Java, %,d calls each, ns per call: the quietest %,d-call window; median and "
+                + "p99 of %d-call batches; mean; thread CPU time (not counting time the thread waited for a core); bytes "
+                + "allocated per call%n", n, WINDOW * BATCH, BATCH);
+        System.out.printf("  %-58s %7s %7s %7s %7s %7s %7s%n", "", "best", "median", "p99", "mean", "cpu", "B/call");
         slot.print("mmap'ed slot, plain loads (the data plane's path)");
         slot6.print("the same, IPv6 connection");
         syscall.print("LRU fallback by bpf(2) BPF_MAP_LOOKUP_ELEM (jnr-ffi)");
@@ -127,11 +128,14 @@ public final class KernelBench {
     }
 
     private static final int BATCH = 100;
+    /** Batches per window of the "best" column (10,000 calls). */
+    private static final int WINDOW = 100;
 
     /** Per-call figures of one timed operation. */
-    private record Timing(double medianNs, double p99Ns, double meanNs, double cpuNs, double bytesPerCall) {
+    private record Timing(double bestNs, double medianNs, double p99Ns, double meanNs, double cpuNs, double bytesPerCall) {
         void print(String what) {
-            System.out.printf("  %-58s %7.0f %7.0f %7.0f %7.0f %7.1f%n", what, medianNs, p99Ns, meanNs, cpuNs, bytesPerCall);
+            System.out.printf("  %-58s %7.0f %7.0f %7.0f %7.0f %7.0f %7.1f%n", what, bestNs, medianNs, p99Ns, meanNs, cpuNs,
+                    bytesPerCall);
         }
     }
 
@@ -156,11 +160,19 @@ public final class KernelBench {
         }
         long elapsed = System.nanoTime() - start;
         long cpu = threads.getCurrentThreadCpuTime() - cpuBefore;
+        double bestWindow = Double.MAX_VALUE; // the quietest WINDOW consecutive batches: the code's cost on a busy machine
+        for (int w = 0; w + WINDOW <= batches.length; w += WINDOW) {
+            double sum = 0;
+            for (int b = w; b < w + WINDOW; b++) {
+                sum += batches[b];
+            }
+            bestWindow = Math.min(bestWindow, sum / WINDOW);
+        }
         long allocated = threads.getThreadAllocatedBytes(thread) - allocatedBefore;
         java.util.Arrays.sort(batches);
         int calls = batches.length * BATCH;
-        return new Timing(batches[batches.length / 2], batches[(int) (batches.length * 0.99)], elapsed / (double) calls,
-                cpu / (double) calls, allocated / (double) calls);
+        return new Timing(bestWindow, batches[batches.length / 2], batches[(int) (batches.length * 0.99)],
+                elapsed / (double) calls, cpu / (double) calls, allocated / (double) calls);
     }
 
     /** run_time_ns / run_cnt per program while curl sends {@code requests} keep-alive requests through a veth. */
