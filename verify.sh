@@ -54,7 +54,8 @@ if $kernel_checks; then
       fi
     done
     # Each hook must use one of our pinned maps: XDP reads score_thresholds, the TC chain only reads the
-    # verdict XDP stored (routing_decisions), so each is checked against the map it really uses.
+    # verdict XDP stored (verdict_slots, then the routing_decisions fallback), so each is checked against
+    # a map it really uses.
     thresholds_id="$(bpftool -j map show pinned "$NX_PIN_DIR/score_thresholds" 2>/dev/null | jq -r '.id // empty')"
     verdicts_id="$(bpftool -j map show pinned "$NX_PIN_DIR/routing_decisions" 2>/dev/null | jq -r '.id // empty')"
     for dev in $NX_INTERFACES; do

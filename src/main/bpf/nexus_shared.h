@@ -55,7 +55,7 @@
 #define TC_SLOT_MARK 2
 
 /*
- * routing_decisions key: the client's packet as it arrives. All fields network byte order,
+ * routing_decisions key and verdict slot key: the client's packet as it arrives. All fields network byte order,
  * exactly as they sit in the IPv4/TCP headers. 12 bytes, no padding.
  */
 struct flow_key {
@@ -104,21 +104,34 @@ struct routing_decision {
 _Static_assert(sizeof(struct routing_decision) == 8, "routing_decision is 8 bytes");
 
 /*
- * Verdict slots: BPF_F_MMAPABLE arrays the data plane reads through mmap with plain loads, no
- * syscall (io.nexuscore.bpf.VerdictSlots). Slot index = slot_hash(key) & (slots - 1), where
- * slot_hash folds the key's 32-bit words as loaded on a little-endian CPU (flow_key: src_ip,
- * dst_ip, src_port | dst_port << 16; flow_key6: the 4 + 4 address words, then the ports word):
+ * The verdict store. Verdict slots (BPF_F_MMAPABLE arrays, read by the data plane through mmap
+ * with plain loads, io.nexuscore.bpf.VerdictSlots) are the primary store; routing_decisions /
+ * routing_decisions6 (LRU hashes by 4-tuple) are a small fallback for connections that do not hold
+ * their slot. Slot index = slot_hash(key) & (slots - 1), where slot_hash folds the key's 32-bit
+ * words as loaded on a little-endian CPU (flow_key: src_ip, dst_ip, src_port | dst_port << 16;
+ * flow_key6: the 4 + 4 address words, then the ports word):
  *   h = 0; for each word w: h = (h ^ w) * SLOT_HASH_MULT;  h ^= h >> 15
- * The last connection written wins a slot; routing_decisions keeps every connection, and is where
- * a reader goes when the slot holds another connection's key (a collision) or changed under it.
+ *
+ * The XDP program writes a verdict into the connection's slot. When the slot holds another
+ * connection (a collision), the newcomer takes the slot and the previous holder's verdict moves to
+ * the fallback map first, so both stay readable: XDP cannot tell a live holder from one that has
+ * gone, and the LRU ages out the gone. When another CPU is writing the slot at that moment, the
+ * verdict goes to the fallback map instead. Readers (TC chain, data plane) look at the slot, then
+ * at the fallback map. A slot whose key is all zero is empty (a TCP destination port is never 0).
+ *
+ * Memory (bpftool map show, bytes_memlock): 24 B per IPv4 slot, so 1M slots lock 24 MiB; the
+ * fallback maps are sized for collisions, not for every connection (README, "Kernel data path").
  */
-#define VERDICT_SLOTS 65536  /* IPv4 slots, power of two (1.5 MB) */
-#define VERDICT_SLOTS6 16384 /* IPv6 slots, power of two (768 KB) */
+#define VERDICT_SLOTS (1 << 20)    /* IPv4 slots, power of two (24 MiB) */
+#define VERDICT_SLOTS6 (1 << 16)   /* IPv6 slots, power of two (3 MiB) */
+#define VERDICT_FALLBACK 65536     /* routing_decisions entries (IPv4 connections not in their slot) */
+#define VERDICT_FALLBACK6 16384    /* routing_decisions6 entries */
 #define SLOT_HASH_MULT 0x9e3779b1u
 
 /*
- * seq is a seqlock written by the XDP program: odd while it writes key and verdict, even (and
- * changed) after. A reader takes seq, key, verdict, seq again, and trusts the slot only when both
+ * seq is a seqlock: a writer (the XDP program; VerdictSlots.clear from the data plane's side) takes
+ * it with a compare-and-swap from an even value to odd, writes key and verdict, and makes it even
+ * again (changed). A reader takes seq, key, verdict, seq again, and trusts the slot only when both
  * seq reads are equal and even. Host byte order; the key in network order like flow_key.
  */
 struct verdict_slot {

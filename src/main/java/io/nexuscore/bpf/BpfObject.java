@@ -40,9 +40,38 @@ final class BpfObject implements AutoCloseable {
                 continue;
             }
             String mapName = lib.bpf_map__name(map);
-            Native.check(lib.bpf_map__set_pin_path(map, pinDir.resolve(mapName).toString()),
-                    "bpf_map__set_pin_path", mapName);
+            Path pin = pinDir.resolve(mapName);
+            if (java.nio.file.Files.exists(pin)) {
+                requireReusable(map, pin);
+            }
+            Native.check(lib.bpf_map__set_pin_path(map, pin.toString()), "bpf_map__set_pin_path", mapName);
         }
+    }
+
+    /**
+     * libbpf reuses a pin only when type, key and value size, max_entries and flags all match the
+     * object's definition, and otherwise fails the whole load with a bare EINVAL. Checked here
+     * first so that a pin left by a build with other map sizes (the verdict store's changed on
+     * 2026-12-02) names the map, both definitions and the way out.
+     */
+    private void requireReusable(Pointer map, Path pin) {
+        LibBpf lib = LibBpf.get();
+        String want = definition(lib.bpf_map__type(map), lib.bpf_map__key_size(map), lib.bpf_map__value_size(map),
+                lib.bpf_map__max_entries(map), lib.bpf_map__map_flags(map));
+        try (BpfMap pinned = BpfMap.openPinned(pin.getParent(), pin.getFileName().toString(), 0, 0)) {
+            BpfMap.Info info = pinned.info();
+            String have = definition(info.type(), info.keySize(), info.valueSize(), info.maxEntries(), info.flags());
+            if (!have.equals(want)) {
+                throw new IllegalStateException("the map pinned at " + pin + " was made by another build (" + have
+                        + "; this build's " + name + " wants " + want + "): stop the router and remove the old pins "
+                        + "(./cleanup.sh), then start again");
+            }
+        }
+    }
+
+    private static String definition(int type, int keySize, int valueSize, int maxEntries, int flags) {
+        return "type " + type + ", key " + keySize + " B, value " + valueSize + " B, max_entries " + maxEntries
+                + ", flags 0x" + Integer.toHexString(flags);
     }
 
     /** Overwrites the initial contents of an internal map such as .rodata (const volatile settings). */

@@ -151,10 +151,8 @@ public final class KernelDataPath implements AutoCloseable {
                 SharedStructs.FLOW_KEY6.size(), SharedStructs.ROUTING_DECISION.size());
         this.verdictSlotsMap = BpfMap.openPinned(pinDir, "verdict_slots", 4, SharedStructs.VERDICT_SLOT.size());
         this.verdictSlots6Map = BpfMap.openPinned(pinDir, "verdict_slots6", 4, SharedStructs.VERDICT_SLOT6.size());
-        this.verdictSlots = VerdictSlots.map(verdictSlotsMap, SharedStructs.VERDICT_SLOT, SharedStructs.FLOW_KEY.size(),
-                SharedStructs.VERDICT_SLOTS);
-        this.verdictSlots6 = VerdictSlots.map(verdictSlots6Map, SharedStructs.VERDICT_SLOT6, SharedStructs.FLOW_KEY6.size(),
-                SharedStructs.VERDICT_SLOTS6);
+        this.verdictSlots = VerdictSlots.map(verdictSlotsMap, SharedStructs.VERDICT_SLOT, SharedStructs.VERDICT_SLOTS);
+        this.verdictSlots6 = VerdictSlots.map(verdictSlots6Map, SharedStructs.VERDICT_SLOT6, SharedStructs.VERDICT_SLOTS6);
         this.scoreThresholdsMap = BpfMap.openPinned(pinDir, "score_thresholds", 4, SharedStructs.SCORE_THRESHOLDS.size());
         this.tierCountersMap = BpfMap.openPinned(pinDir, "tier_counters", 4, TierCountersMap.valueSize());
         this.tenantPolicyMap = BpfMap.openPinned(pinDir, "tenant_policy",
@@ -166,7 +164,7 @@ public final class KernelDataPath implements AutoCloseable {
         this.tokenModel = PinnedTokenModel.map(tokenModelMap);
         this.adaptive = new AdaptiveLoop(adaptiveSettingsMap, adaptiveStatsMap, tokenModel);
         this.latencyRing = LatencyRing.openPinned(pinDir);
-        this.routingDecisions = new RoutingDecisionsMap(routingDecisionsMap, routingDecisions6Map);
+        this.routingDecisions = new RoutingDecisionsMap(routingDecisionsMap, routingDecisions6Map, verdictSlots, verdictSlots6);
         this.verdicts = new KernelVerdicts(verdictSlots, verdictSlots6, routingDecisions);
         this.thresholds = ScoreThresholdsMap.map(scoreThresholdsMap);
         this.tierCounters = new TierCountersMap(tierCountersMap);
@@ -293,12 +291,12 @@ public final class KernelDataPath implements AutoCloseable {
         }
     }
 
-    /** Verdicts by 4-tuple (IPv4 or IPv6): the mmap'ed slot, else the LRU map. */
+    /** Verdicts by 4-tuple (IPv4 or IPv6): the mmap'ed slot, else the LRU fallback map. */
     public KernelVerdicts verdicts() {
         return verdicts;
     }
 
-    /** The LRU verdict maps with diagnostics (head counts, snapshot) beyond {@link VerdictSource}. */
+    /** The verdict store (slots and LRU fallback) with diagnostics (head counts, snapshot) beyond {@link VerdictSource}. */
     public RoutingDecisionsMap routingDecisions() {
         return routingDecisions;
     }

@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The data plane's verdict source in kernel mode: the connection's mmap'ed verdict slot first (plain
- * loads, ~tens of ns), routing_decisions (a bpf(2) lookup, ~µs) when the slot holds another
- * connection's key or kept changing while it was read. IPv4 and IPv6 alike. Thread-safe.
+ * loads, ~tens of ns), the fallback map routing_decisions (a bpf(2) lookup, ~µs) when the slot holds
+ * another connection's key or kept changing while it was read. IPv4 and IPv6 alike. Thread-safe.
  *
  * <p>A slot verdict is as trustworthy as the map's: it is the same 8-byte value, written under a
  * seqlock, for exactly this key; and the caller verifies it against the served request
@@ -32,20 +32,25 @@ public final class KernelVerdicts implements VerdictSource {
 
     @Override
     public Optional<KernelVerdict> lookup(FourTuple connection) {
-        byte[] key = SharedStructs.flowKey(connection);
-        long word = (connection.ipv6() ? slots6 : slots4).read(key);
+        VerdictSlots slots = connection.ipv6() ? slots6 : slots4;
+        long word = slots.read(connection);
+        if (word == VerdictSlots.INCONSISTENT) {
+            inconsistentReads.increment();
+            // The slot is the only copy of its holder's verdict: read it again before the fallback map.
+            word = slots.read(connection);
+        }
         if (VerdictSlots.isVerdict(word)) {
             slotHits.increment();
-            return Optional.of(SharedStructs.decodeRoutingDecision(word).verdict());
+            return Optional.of(SharedStructs.decodeVerdict(word));
         }
-        (word == VerdictSlots.INCONSISTENT ? inconsistentReads : slotMisses).increment();
-        return map.lookup(connection);
+        slotMisses.increment();
+        return map.fallback(connection);
     }
 
     /** The slot path alone: empty when the slot holds another key or changed under every retry. */
     public Optional<KernelVerdict> fromSlot(FourTuple connection) {
-        long word = (connection.ipv6() ? slots6 : slots4).read(SharedStructs.flowKey(connection));
-        return VerdictSlots.isVerdict(word) ? Optional.of(SharedStructs.decodeRoutingDecision(word).verdict()) : Optional.empty();
+        long word = (connection.ipv6() ? slots6 : slots4).read(connection);
+        return VerdictSlots.isVerdict(word) ? Optional.of(SharedStructs.decodeVerdict(word)) : Optional.empty();
     }
 
     /** Plain loads from the mmap'ed slot, so the data plane decides on its event loop; counted as a slot hit. */
@@ -58,12 +63,15 @@ public final class KernelVerdicts implements VerdictSource {
         return verdict;
     }
 
-    /** The syscall path alone (routing_decisions / routing_decisions6). */
+    /** The syscall path alone: the fallback map (routing_decisions / routing_decisions6) by bpf(2). */
     public Optional<KernelVerdict> fromMap(FourTuple connection) {
-        return map.lookup(connection);
+        return map.fallback(connection);
     }
 
-    /** How reads went since start: served from a slot, slot held another key (or none), slot kept changing. */
+    /**
+     * How reads went since start: served from a slot; not served from the slot (it held another key,
+     * or none, or kept changing), so asked the fallback map; slot found changing at the first read.
+     */
     public record Stats(long slotHits, long slotMisses, long inconsistentReads) {
     }
 

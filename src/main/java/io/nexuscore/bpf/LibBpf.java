@@ -66,6 +66,17 @@ public interface LibBpf {
 
     Pointer bpf_map__initial_value(Pointer map, NumberByReference size);
 
+    /** The definition an opened (not yet loaded) object holds: what libbpf compares with a pin it reuses. */
+    int bpf_map__type(Pointer map);
+
+    int bpf_map__key_size(Pointer map);
+
+    int bpf_map__value_size(Pointer map);
+
+    int bpf_map__max_entries(Pointer map);
+
+    int bpf_map__map_flags(Pointer map);
+
     int bpf_xdp_attach(int ifindex, int progFd, int flags, Pointer opts);
 
     int bpf_xdp_query_id(int ifindex, int flags, IntByReference progId);

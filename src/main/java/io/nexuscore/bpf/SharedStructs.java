@@ -10,6 +10,8 @@ import io.nexuscore.classify.ScoreWeights;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.TokenGain;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -71,8 +73,11 @@ public final class SharedStructs {
             LATENCY_EVENT, ADAPTIVE_SETTINGS, RECALIBRATION_EVENT, CALIBRATION_EVENT, ADAPTIVE_STATS);
 
     /** VERDICT_SLOTS, VERDICT_SLOTS6 and SLOT_HASH_MULT in nexus_shared.h (checked against the maps at open). */
-    public static final int VERDICT_SLOTS = 65536;
-    public static final int VERDICT_SLOTS6 = 16384;
+    public static final int VERDICT_SLOTS = 1 << 20;
+    public static final int VERDICT_SLOTS6 = 1 << 16;
+    /** VERDICT_FALLBACK, VERDICT_FALLBACK6 in nexus_shared.h: entries of routing_decisions, routing_decisions6. */
+    public static final int VERDICT_FALLBACK = 65536;
+    public static final int VERDICT_FALLBACK6 = 16384;
     static final int SLOT_HASH_MULT = 0x9e3779b1;
 
     /** MAX_PORTS in nexus_shared.h. */
@@ -81,53 +86,108 @@ public final class SharedStructs {
     private SharedStructs() {
     }
 
+    /** flow_key / flow_key6 port fields (network order) and routing_decision words, read in place. */
+    private static final VarHandle BIG_ENDIAN_SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LITTLE_ENDIAN_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     /** The key of the connection's map: flow_key for IPv4, flow_key6 for IPv6 (network order). */
     static byte[] flowKey(FourTuple t) {
         byte[] src = t.srcAddress().getAddress();
         byte[] dst = t.dstAddress().getAddress();
-        return ByteBuffer.allocate(2 * src.length + 4).order(ByteOrder.BIG_ENDIAN)
-                .put(src)
-                .put(dst)
-                .putShort((short) t.srcPort())
-                .putShort((short) t.dstPort())
-                .array();
+        byte[] key = new byte[2 * src.length + 4];
+        System.arraycopy(src, 0, key, 0, src.length);
+        System.arraycopy(dst, 0, key, src.length, dst.length);
+        BIG_ENDIAN_SHORT.set(key, 2 * src.length, (short) t.srcPort());
+        BIG_ENDIAN_SHORT.set(key, 2 * src.length + 2, (short) t.dstPort());
+        return key;
     }
 
     /** flow_key (12 bytes) or flow_key6 (36 bytes) back to the 4-tuple. */
     static FourTuple decodeFlowKey(byte[] key) {
-        ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.BIG_ENDIAN);
         int addressLength = (key.length - 4) / 2;
-        byte[] src = new byte[addressLength];
-        byte[] dst = new byte[addressLength];
-        b.get(src).get(dst);
-        return new FourTuple(inet(src), b.getShort() & 0xffff, inet(dst), b.getShort() & 0xffff);
+        byte[] src = java.util.Arrays.copyOfRange(key, 0, addressLength);
+        byte[] dst = java.util.Arrays.copyOfRange(key, addressLength, 2 * addressLength);
+        return new FourTuple(inet(src), (short) BIG_ENDIAN_SHORT.get(key, 2 * addressLength) & 0xffff, inet(dst),
+                (short) BIG_ENDIAN_SHORT.get(key, 2 * addressLength + 2) & 0xffff);
     }
 
+    /** The ports word of a flow_key (src_port | dst_port << 16 as loaded on a little-endian CPU; both fields big-endian). */
+    static int portsWord(FourTuple t) {
+        return (Short.reverseBytes((short) t.srcPort()) & 0xffff) | Short.reverseBytes((short) t.dstPort()) << 16;
+    }
+
+    /** Words in a flow_key6, the most of either key. */
+    static final int KEY_WORDS_MAX = 9;
+
     /**
-     * The verdict slot of a key (flow_key or flow_key6 bytes): slot_hash in nexus_shared.h, over the
-     * key's 32-bit words as a little-endian CPU loads them.
+     * The connection's flow_key (3 words) or flow_key6 (9 words) as a little-endian CPU loads its
+     * 32-bit words, into {@code words}; returns how many. Every address byte is read at a constant
+     * index, so the compiler keeps the copy {@code Inet4Address.getAddress()} makes off the heap
+     * (a byte-array view or a loop would keep it there); an Inet6Address copy stays (64 B a read).
      */
-    static int slotIndex(byte[] key, int slots) {
-        ByteBuffer b = ByteBuffer.wrap(key).order(ByteOrder.LITTLE_ENDIAN);
+    static int keyWords(FourTuple t, int[] words) {
+        if (t.ipv6()) {
+            byte[] src = t.srcAddress().getAddress();
+            byte[] dst = t.dstAddress().getAddress();
+            words[0] = littleEndian(src, 0);
+            words[1] = littleEndian(src, 4);
+            words[2] = littleEndian(src, 8);
+            words[3] = littleEndian(src, 12);
+            words[4] = littleEndian(dst, 0);
+            words[5] = littleEndian(dst, 4);
+            words[6] = littleEndian(dst, 8);
+            words[7] = littleEndian(dst, 12);
+            words[8] = portsWord(t);
+            return 9;
+        }
+        byte[] src = t.srcAddress().getAddress();
+        byte[] dst = t.dstAddress().getAddress();
+        words[0] = littleEndian(src, 0);
+        words[1] = littleEndian(dst, 0);
+        words[2] = portsWord(t);
+        return 3;
+    }
+
+    private static int littleEndian(byte[] b, int at) {
+        return b[at] & 0xff | (b[at + 1] & 0xff) << 8 | (b[at + 2] & 0xff) << 16 | b[at + 3] << 24;
+    }
+
+    /** slot_hash in nexus_shared.h over the first {@code count} key words, masked to {@code slots}. */
+    static int slotIndex(int[] words, int count, int slots) {
         int h = 0;
-        for (int at = 0; at < key.length; at += 4) {
-            h = (h ^ b.getInt(at)) * SLOT_HASH_MULT;
+        for (int i = 0; i < count; i++) {
+            h = (h ^ words[i]) * SLOT_HASH_MULT;
         }
         h ^= h >>> 15;
         return h & (slots - 1);
+    }
+
+    /** The verdict slot of a key (flow_key or flow_key6 bytes); the same hash as above. */
+    static int slotIndex(byte[] key, int slots) {
+        int[] words = new int[KEY_WORDS_MAX];
+        return slotIndex(words, keyWords(decodeFlowKey(key), words), slots);
     }
 
     /** The kernel's routing_decision: the verdict, and how many heads the connection has had (wrapping). */
     public record RoutingDecision(KernelVerdict verdict, int heads) {
     }
 
+    /** routing_decision's member offsets, looked up once: the verdict read decodes one per request. */
+    private static final int CHECK_AT = ROUTING_DECISION.offset("check");
+    private static final int SCORE_AT = ROUTING_DECISION.offset("score");
+    private static final int TIER_AT = ROUTING_DECISION.offset("tier");
+    private static final int FLAGS_AT = ROUTING_DECISION.offset("flags");
+    private static final int HEADS_AT = ROUTING_DECISION.offset("heads");
+
     /** routing_decision as one little-endian 64-bit word (how the kernel stores it and a slot reader loads it). */
     static RoutingDecision decodeRoutingDecision(long word) {
-        int check = (int) (word >>> (8 * ROUTING_DECISION.offset("check")));
-        int score = byteAt(word, ROUTING_DECISION.offset("score"));
-        Tier tier = Tier.fromWire(byteAt(word, ROUTING_DECISION.offset("tier")));
-        boolean blind = (byteAt(word, ROUTING_DECISION.offset("flags")) & VERDICT_F_BLIND) != 0;
-        return new RoutingDecision(new KernelVerdict(score, tier, check, blind), byteAt(word, ROUTING_DECISION.offset("heads")));
+        return new RoutingDecision(decodeVerdict(word), byteAt(word, HEADS_AT));
+    }
+
+    /** The verdict of a routing_decision word, without its head count. */
+    static KernelVerdict decodeVerdict(long word) {
+        return new KernelVerdict(byteAt(word, SCORE_AT), Tier.fromWire(byteAt(word, TIER_AT)), (int) (word >>> (8 * CHECK_AT)),
+                (byteAt(word, FLAGS_AT) & VERDICT_F_BLIND) != 0);
     }
 
     private static int byteAt(long word, int offset) {
@@ -135,7 +195,7 @@ public final class SharedStructs {
     }
 
     static RoutingDecision decodeRoutingDecision(byte[] value) {
-        return decodeRoutingDecision(ByteBuffer.wrap(value).order(ByteOrder.LITTLE_ENDIAN).getLong(0));
+        return decodeRoutingDecision((long) LITTLE_ENDIAN_LONG.get(value, 0));
     }
 
     /** score_thresholds as one little-endian 64-bit word, as the CAS writers (kernel and mmap) see it. */

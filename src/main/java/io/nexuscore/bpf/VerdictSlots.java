@@ -1,6 +1,7 @@
 package io.nexuscore.bpf;
 
 import com.kenai.jffi.MemoryIO;
+import io.nexuscore.classify.FourTuple;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -8,16 +9,18 @@ import java.nio.ByteOrder;
 import jnr.ffi.Pointer;
 
 /**
- * A verdict slot array (verdict_slots or verdict_slots6, BPF_F_MMAPABLE) mapped read-only into this
- * process: a verdict read is a few plain loads, no syscall.
+ * A verdict slot array (verdict_slots or verdict_slots6, BPF_F_MMAPABLE), the primary verdict store,
+ * mapped into this process: a verdict read is a few plain loads, no syscall.
  *
  * <p>The XDP program writes a slot under a seqlock (nexus_shared.h): seq odd while it writes. A read
  * takes seq (acquire), the key and the 8-byte verdict, then seq again after a load-load fence, and
  * trusts the slot only when both seq values are equal and even; otherwise it retries a few times
  * and then reports {@link #INCONSISTENT}. A slot holding another key (a collision, or an empty slot)
- * reports {@link #MISS}. Either way the caller asks routing_decisions, which holds every connection.
+ * reports {@link #MISS}. Either way the caller asks the fallback map (routing_decisions), where XDP
+ * moves a slot's holder before another connection takes the slot.
  *
- * <p>Thread-safe: reads share the mapping, nothing is written from Java.
+ * <p>Thread-safe. Reads share the mapping; the one write from Java, {@link #clear}, follows the
+ * kernel writer's compare-and-swap protocol.
  */
 final class VerdictSlots implements AutoCloseable {
 
@@ -28,7 +31,7 @@ final class VerdictSlots implements AutoCloseable {
     private static final int RETRIES = 4;
 
     private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final VarHandle KEY_WORD = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final String name;
     private final ByteBuffer slots;
@@ -37,11 +40,11 @@ final class VerdictSlots implements AutoCloseable {
     private final int slotCount;
     private final int slotSize;
     private final int keyOffset;
-    private final int keyWords;
+    private final int keySize;
     private final int verdictOffset;
     private volatile boolean closed;
 
-    private VerdictSlots(String name, long address, long length, int slotCount, StructLayout layout, int keySize) {
+    private VerdictSlots(String name, long address, long length, int slotCount, StructLayout layout) {
         this.name = name;
         this.address = address;
         this.length = length;
@@ -49,7 +52,7 @@ final class VerdictSlots implements AutoCloseable {
         this.slotCount = slotCount;
         this.slotSize = layout.size();
         this.keyOffset = layout.offset("key");
-        this.keyWords = keySize / 4;
+        this.keySize = layout.offset("verdict") - keyOffset;
         this.verdictOffset = layout.offset("verdict");
     }
 
@@ -57,7 +60,7 @@ final class VerdictSlots implements AutoCloseable {
      * Maps {@code map} (its fd stays the caller's) after checking it is the slot array this code
      * reads: value size, slot count and BPF_F_MMAPABLE, so a stale pin fails here and not in a read.
      */
-    static VerdictSlots map(BpfMap map, StructLayout layout, int keySize, int slotCount) {
+    static VerdictSlots map(BpfMap map, StructLayout layout, int slotCount) {
         BpfMap.Info info = map.info();
         if (info.valueSize() != layout.size() || info.maxEntries() != slotCount || (info.flags() & BPF_F_MMAPABLE) == 0) {
             throw new IllegalStateException(map.name() + " is not the slot array this build reads: " + info + ", want value "
@@ -65,11 +68,11 @@ final class VerdictSlots implements AutoCloseable {
                     + "./cleanup.sh removes it)");
         }
         long length = pageAligned((long) layout.size() * slotCount);
-        Pointer mapped = LibC.get().mmap(null, length, LibC.PROT_READ, LibC.MAP_SHARED, map.fd(), 0);
+        Pointer mapped = LibC.get().mmap(null, length, LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_SHARED, map.fd(), 0);
         if (mapped == null || mapped.address() == LibC.MAP_FAILED || mapped.address() == 0) {
             Native.check(-1, "mmap", map.name());
         }
-        return new VerdictSlots(map.name(), mapped.address(), length, slotCount, layout, keySize);
+        return new VerdictSlots(map.name(), mapped.address(), length, slotCount, layout);
     }
 
     private static final int BPF_F_MMAPABLE = 1 << 10;
@@ -83,12 +86,21 @@ final class VerdictSlots implements AutoCloseable {
         return slotCount;
     }
 
+    /** Per-thread key words of the connection being read: a read allocates nothing for an IPv4 key. */
+    private static final ThreadLocal<int[]> KEY_WORDS = ThreadLocal.withInitial(() -> new int[SharedStructs.KEY_WORDS_MAX]);
+
     /**
-     * The verdict word (routing_decision as a little-endian long) of the slot for {@code key}
-     * (flow_key or flow_key6 bytes), or {@link #MISS} / {@link #INCONSISTENT}.
+     * The verdict word (routing_decision as a little-endian long) of the connection's slot, or
+     * {@link #MISS} / {@link #INCONSISTENT}. The key is compared word by word in place.
      */
-    long read(byte[] key) {
-        int at = SharedStructs.slotIndex(key, slotCount) * slotSize;
+    long read(FourTuple connection) {
+        int[] words = KEY_WORDS.get();
+        int count = SharedStructs.keyWords(connection, words);
+        if (words[count - 1] >>> 16 == 0) {
+            return MISS; // destination port 0: the key of an empty slot, never a connection's
+        }
+        int at = SharedStructs.slotIndex(words, count, slotCount) * slotSize;
+        int key = at + keyOffset;
         for (int attempt = 0; attempt < RETRIES; attempt++) {
             int before = (int) SEQ.getAcquire(slots, at);
             if ((before & 1) != 0) {
@@ -96,8 +108,8 @@ final class VerdictSlots implements AutoCloseable {
                 continue;
             }
             boolean same = true;
-            for (int w = 0; w < keyWords; w++) {
-                same &= slots.getInt(at + keyOffset + 4 * w) == (int) KEY_WORD.get(key, 4 * w);
+            for (int w = 0; w < count; w++) {
+                same &= slots.getInt(key + 4 * w) == words[w];
             }
             long word = slots.getLong(at + verdictOffset);
             VarHandle.loadLoadFence();
@@ -114,6 +126,49 @@ final class VerdictSlots implements AutoCloseable {
     }
 
     /**
+     * Empties the connection's slot when it holds the connection, as a kernel writer would write it
+     * (compare-and-swap of seq from even to odd, key and verdict zeroed, seq even again); a slot
+     * another connection holds, or one a writer holds right now, is left alone (false).
+     * For tests and diagnostics: the data plane never clears a verdict.
+     */
+    boolean clear(FourTuple connection) {
+        int[] words = new int[SharedStructs.KEY_WORDS_MAX];
+        int at = SharedStructs.slotIndex(words, SharedStructs.keyWords(connection, words), slotCount) * slotSize;
+        byte[] key = SharedStructs.flowKey(connection);
+        int seq = (int) SEQ.getAcquire(slots, at);
+        if ((seq & 1) != 0 || !java.util.Arrays.equals(key, keyAt(at)) || !SEQ.compareAndSet(slots, at, seq, seq + 1)) {
+            return false;
+        }
+        slots.put(at + keyOffset, new byte[keySize]);
+        WORD.setVolatile(slots, at + verdictOffset, 0L);
+        SEQ.setRelease(slots, at, seq + 2);
+        return true;
+    }
+
+    private byte[] keyAt(int at) {
+        byte[] key = new byte[keySize];
+        slots.get(at + keyOffset, key);
+        return key;
+    }
+
+    /** Every slot that holds a connection, read consistently (a slot being written is skipped): for diagnostics. */
+    void forEach(java.util.function.BiConsumer<FourTuple, Long> action) {
+        for (int at = 0; at < slotCount * slotSize; at += slotSize) {
+            int before = (int) SEQ.getAcquire(slots, at);
+            if (before == 0 || (before & 1) != 0) {
+                continue; // never written, or being written
+            }
+            byte[] key = keyAt(at);
+            long word = slots.getLong(at + verdictOffset);
+            VarHandle.loadLoadFence();
+            boolean empty = key[keySize - 2] == 0 && key[keySize - 1] == 0; // destination port 0
+            if ((int) SEQ.getAcquire(slots, at) == before && !empty) {
+                action.accept(SharedStructs.decodeFlowKey(key), word);
+            }
+        }
+    }
+
+    /**
      * Unmaps the map's memory by mapping anonymous zero pages over the same range: a reader racing
      * this close then sees empty slots (a miss) instead of faulting on an unmapped page.
      */
@@ -123,7 +178,7 @@ final class VerdictSlots implements AutoCloseable {
             return;
         }
         closed = true;
-        Pointer over = LibC.get().mmap(Pointer.wrap(LibBpf.runtime(), address), length, LibC.PROT_READ,
+        Pointer over = LibC.get().mmap(Pointer.wrap(LibBpf.runtime(), address), length, LibC.PROT_READ | LibC.PROT_WRITE,
                 LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS | LibC.MAP_FIXED, -1, 0);
         if (over == null || over.address() != address) {
             Native.check(-1, "mmap(MAP_FIXED | MAP_ANONYMOUS)", name);

@@ -1,5 +1,6 @@
 package io.nexuscore.classify;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.util.Objects;
 
@@ -12,7 +13,7 @@ public record FourTuple(InetAddress srcAddress, int srcPort, InetAddress dstAddr
     public FourTuple {
         Objects.requireNonNull(srcAddress, "srcAddress");
         Objects.requireNonNull(dstAddress, "dstAddress");
-        if (srcAddress.getAddress().length != dstAddress.getAddress().length) {
+        if (srcAddress instanceof Inet6Address != dstAddress instanceof Inet6Address) {
             throw new IllegalArgumentException("srcAddress and dstAddress of different families: "
                     + srcAddress + ", " + dstAddress);
         }
@@ -20,8 +21,9 @@ public record FourTuple(InetAddress srcAddress, int srcPort, InetAddress dstAddr
         requirePort("dstPort", dstPort);
     }
 
+    /** Per request on the verdict read path: a type test, no copy of the address. */
     public boolean ipv6() {
-        return srcAddress.getAddress().length == 16;
+        return srcAddress instanceof Inet6Address;
     }
 
     private static void requirePort(String field, int port) {

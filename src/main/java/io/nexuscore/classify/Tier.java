@@ -8,6 +8,9 @@ public enum Tier {
     SMALL(1),
     LARGE(2);
 
+    /** values() copies its array on every call; the verdict read decodes a tier per request. */
+    private static final Tier[] ALL = values();
+
     private final int wire;
 
     Tier(int wire) {
@@ -24,7 +27,7 @@ public enum Tier {
     }
 
     public static Tier fromWire(int wire) {
-        for (Tier t : values()) {
+        for (Tier t : ALL) {
             if (t.wire == wire) {
                 return t;
             }

@@ -8,7 +8,13 @@ import io.nexuscore.config.KernelConfig;
 import io.nexuscore.config.ScoringConfig;
 import io.nexuscore.classify.ScoreWeights;
 import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.FourTuple;
+import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -36,6 +42,25 @@ public final class KernelTestSupport {
     /** Loads without attaching (BPF_PROG_TEST_RUN) into a fresh pin directory. */
     public static KernelDataPath loadForTestRun(ScoringConfig scoring, Set<Integer> ports) {
         return KernelDataPath.loadWithoutAttaching(uniquePinDir(), scoring, ports, KernelConfig.XdpMode.GENERIC);
+    }
+
+    /**
+     * {@code count} client ports whose 4-tuples ({@code client}:port to {@code router}:{@code port})
+     * share one verdict slot, found with Java's slot hash (the kernel's, VerdictSlotsTest checks).
+     */
+    public static List<Integer> collidingClientPorts(int count, InetAddress client, InetAddress router, int port) {
+        int slots = client instanceof java.net.Inet6Address ? SharedStructs.VERDICT_SLOTS6 : SharedStructs.VERDICT_SLOTS;
+        Map<Integer, List<Integer>> bySlot = new HashMap<>();
+        for (int p = 1024; p < 65536; p++) {
+            FourTuple t = new FourTuple(client, p, router, port);
+            List<Integer> ports = bySlot.computeIfAbsent(SharedStructs.slotIndex(SharedStructs.flowKey(t), slots),
+                    k -> new ArrayList<>());
+            ports.add(p);
+            if (ports.size() == count) {
+                return ports;
+            }
+        }
+        throw new IllegalStateException("no " + count + " client ports share a slot");
     }
 
     /** Closes and removes the pins, whatever happened. */

@@ -55,6 +55,8 @@ class SharedConstantsTest {
         java.put("TC_SLOT_MARK", (long) KernelDataPath.TC_SLOT_MARK);
         java.put("VERDICT_SLOTS", (long) SharedStructs.VERDICT_SLOTS);
         java.put("VERDICT_SLOTS6", (long) SharedStructs.VERDICT_SLOTS6);
+        java.put("VERDICT_FALLBACK", (long) SharedStructs.VERDICT_FALLBACK);
+        java.put("VERDICT_FALLBACK6", (long) SharedStructs.VERDICT_FALLBACK6);
         java.put("SLOT_HASH_MULT", Integer.toUnsignedLong(SharedStructs.SLOT_HASH_MULT));
         java.put("ADAPT_MAX_EVENTS", (long) AdaptiveSettings.MAX_EVENTS);
         java.put("TOKEN_GAIN_ONE", (long) io.nexuscore.classify.TokenGain.ONE_Q10);

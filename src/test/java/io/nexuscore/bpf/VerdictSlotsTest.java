@@ -29,8 +29,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The mmap'ed verdict slots against the real kernel: the XDP program (BPF_PROG_TEST_RUN) writes,
- * Java reads the mapping. Slot placement (Java's slot hash = the kernel's), collision fallback to
- * routing_decisions, reads racing writers on both CPUs, and the maps' memory as bpftool shows it.
+ * Java reads the mapping. Slot placement (Java's slot hash = the kernel's), the slot as the primary
+ * store and the collision fallback to routing_decisions(6), the TC chain reading both, reads racing
+ * writers on both CPUs, and the maps' memory as bpftool shows it.
  */
 class VerdictSlotsTest {
 
@@ -54,9 +55,19 @@ class VerdictSlotsTest {
     }
 
     /** A connection (client source port) and the request head its XDP run stores. */
-    record Connection(int clientPort, String head, KernelVerdict verdict) {
+    record Connection(int clientPort, String head, KernelVerdict verdict, boolean ipv6) {
+        Connection(int clientPort, String head, KernelVerdict verdict) {
+            this(clientPort, head, verdict, false);
+        }
+
+        Connection v6() {
+            return new Connection(clientPort, head, verdict, true);
+        }
+
         byte[] frame() {
-            return Packets.tcp(Packets.CLIENT, clientPort, PORT, Packets.TCP_ACK_PSH, head.getBytes(StandardCharsets.ISO_8859_1));
+            byte[] payload = head.getBytes(StandardCharsets.ISO_8859_1);
+            return ipv6 ? Packets.ipv6Tcp(Packets.CLIENT6, clientPort, PORT, Packets.TCP_ACK_PSH, payload)
+                    : Packets.tcp(Packets.CLIENT, clientPort, PORT, Packets.TCP_ACK_PSH, payload);
         }
 
         FourTuple tuple() {
@@ -76,25 +87,23 @@ class VerdictSlotsTest {
 
     /** {@code count} client ports whose 4-tuples share one IPv4 slot, found with Java's slot hash. */
     private static List<Integer> collidingPorts(int count) {
-        Map<Integer, List<Integer>> bySlot = new java.util.HashMap<>();
-        for (int p = 1024; p < 65536; p++) {
-            FourTuple t = new FourTuple(SharedStructs.inet4(Packets.CLIENT), p, SharedStructs.inet4(Packets.ROUTER), PORT);
-            List<Integer> ports = bySlot.computeIfAbsent(SharedStructs.slotIndex(SharedStructs.flowKey(t),
-                    SharedStructs.VERDICT_SLOTS), k -> new ArrayList<>());
-            ports.add(p);
-            if (ports.size() == count) {
-                return ports;
-            }
-        }
-        throw new AssertionError("no " + count + " colliding ports");
+        return KernelTestSupport.collidingClientPorts(count, SharedStructs.inet4(Packets.CLIENT),
+                SharedStructs.inet4(Packets.ROUTER), PORT);
     }
 
     private static void xdp(Connection c, int repeat) {
         kernel.program(KernelDataPath.XDP_PROGRAM).testRun(c.frame(), null, repeat);
     }
 
+    /** The TC chain's tier for a request segment of the connection, or -1 when it marks nothing. */
+    private static int tcTier(Connection c) {
+        byte[] ctx = kernel.program(KernelDataPath.TC_CLASSIFY_PROGRAM).testRun(c.frame(), new byte[192], 1).contextOut();
+        int mark = java.nio.ByteBuffer.wrap(ctx).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt(8); // __sk_buff.mark
+        return SocketMarks.requestTier(mark).map(Tier::wire).orElse(-1);
+    }
+
     @Test
-    void aCollisionFallsBackToTheLruMap() {
+    void theSlotIsThePrimaryStoreAndACollisionMovesTheHolderToTheLruMap() {
         List<Integer> ports = collidingPorts(2);
         Connection a = connection(ports.get(0), 1, 100);
         Connection b = connection(ports.get(1), 2, 900);
@@ -102,11 +111,14 @@ class VerdictSlotsTest {
 
         xdp(a, 1);
         assertEquals(Optional.of(a.verdict()), kernel.verdicts().fromSlot(a.tuple()), "A's slot holds A");
+        assertEquals(Optional.empty(), kernel.verdicts().fromMap(a.tuple()), "a verdict in its slot is nowhere else");
         xdp(b, 1);
         xdp(elsewhere, 1);
 
         assertEquals(Optional.of(b.verdict()), kernel.verdicts().fromSlot(b.tuple()), "the last writer owns the slot");
         assertEquals(Optional.empty(), kernel.verdicts().fromSlot(a.tuple()), "A's slot now holds B's key: no slot verdict for A");
+        assertEquals(Optional.of(a.verdict()), kernel.verdicts().fromMap(a.tuple()), "A moved to routing_decisions");
+        assertEquals(Optional.empty(), kernel.verdicts().fromMap(b.tuple()), "B is only in the slot");
         assertEquals(Optional.of(elsewhere.verdict()), kernel.verdicts().fromSlot(elsewhere.tuple()), "another slot is untouched");
 
         KernelVerdicts.Stats before = kernel.verdicts().stats();
@@ -115,9 +127,22 @@ class VerdictSlotsTest {
         KernelVerdicts.Stats after = kernel.verdicts().stats();
         assertEquals(before.slotMisses() + 1, after.slotMisses(), "A's read missed its slot");
         assertEquals(before.slotHits() + 1, after.slotHits(), "B's read hit");
+        assertEquals(a.verdict().tier().wire(), tcTier(a), "the TC chain finds A in routing_decisions");
+        assertEquals(b.verdict().tier().wire(), tcTier(b), "and B in the slot");
+
+        xdp(a, 1); // A's next head: A takes the slot back, B moves out
+        assertEquals(Optional.of(a.verdict()), kernel.verdicts().fromSlot(a.tuple()));
+        assertEquals(Optional.of(b.verdict()), kernel.verdicts().fromMap(b.tuple()));
+        assertEquals(Optional.of(b.verdict()), kernel.verdicts().lookup(b.tuple()));
+        assertEquals(2, kernel.routingDecisions().decision(a.tuple()).orElseThrow().heads(),
+                "A's head count carried over from routing_decisions into the slot");
+        Map<FourTuple, SharedStructs.RoutingDecision> all = kernel.routingDecisions().snapshot();
+        assertEquals(a.verdict(), all.get(a.tuple()).verdict(), "snapshot: the slot's verdict for A, not the older copy");
+        assertEquals(b.verdict(), all.get(b.tuple()).verdict());
 
         FourTuple unknown = connection(ports.get(0) + 2, 4, 10).tuple();
         assertEquals(Optional.empty(), kernel.verdicts().lookup(unknown), "no verdict anywhere: empty");
+        assertEquals(-1, tcTier(connection(ports.get(0) + 2, 4, 10)), "no verdict: TC marks nothing");
     }
 
     @Test
@@ -129,10 +154,28 @@ class VerdictSlotsTest {
         KernelVerdict expected = new KernelVerdict(47, Tier.NANO, KernelVerdict.check(
                 Scorer.requestLineHash("POST /v1/refine HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1)), 200), true);
         assertEquals(Optional.of(expected), kernel.verdicts().fromSlot(tuple));
-        assertEquals(Optional.of(expected), kernel.verdicts().fromMap(tuple));
+        assertEquals(Optional.of(expected), kernel.verdicts().lookup(tuple));
+        assertEquals(Optional.empty(), kernel.verdicts().fromMap(tuple), "in its slot, so not in routing_decisions6");
         FourTuple sameNumbersAsIpv4 = new FourTuple(SharedStructs.inet4(Packets.CLIENT), Packets.CLIENT_PORT,
                 SharedStructs.inet4(Packets.ROUTER), PORT);
         assertEquals(Optional.empty(), kernel.verdicts().lookup(sameNumbersAsIpv4), "IPv4 maps untouched");
+    }
+
+    @Test
+    void anIpv6CollisionMovesTheHolderToRoutingDecisions6() {
+        List<Integer> ports = KernelTestSupport.collidingClientPorts(2, SharedStructs.inet(Packets.CLIENT6),
+                SharedStructs.inet(Packets.ROUTER6), PORT);
+        Connection a = connection(ports.get(0), 21, 150).v6();
+        Connection b = connection(ports.get(1), 22, 700).v6();
+        xdp(a, 1);
+        xdp(b, 1);
+        assertEquals(Optional.of(b.verdict()), kernel.verdicts().fromSlot(b.tuple()));
+        assertEquals(Optional.empty(), kernel.verdicts().fromSlot(a.tuple()));
+        assertEquals(Optional.of(a.verdict()), kernel.verdicts().fromMap(a.tuple()), "A moved to routing_decisions6");
+        assertEquals(Optional.of(a.verdict()), kernel.verdicts().lookup(a.tuple()));
+        assertEquals(Optional.of(b.verdict()), kernel.verdicts().lookup(b.tuple()));
+        assertEquals(a.verdict().tier().wire(), tcTier(a));
+        assertEquals(b.verdict().tier().wire(), tcTier(b));
     }
 
     /**
@@ -146,7 +189,7 @@ class VerdictSlotsTest {
         List<Connection> connections = List.of(connection(ports.get(0), 11, 100), connection(ports.get(1), 12, 404),
                 connection(ports.get(2), 13, 1000));
         for (Connection c : connections) {
-            xdp(c, 1); // every connection is in routing_decisions, so a full lookup always finds it
+            xdp(c, 1); // each now in the slot or moved to routing_decisions: a full lookup always finds it
         }
         AtomicBoolean stop = new AtomicBoolean();
         Map<Integer, AtomicLong> slotHits = new ConcurrentHashMap<>();
@@ -202,28 +245,41 @@ class VerdictSlotsTest {
         assertEquals(3, slotHits.size(), "each connection was seen in the slot at some point: " + slotHits);
     }
 
-    /** routing_decisions values are 8 bytes; the figure bpftool prints for the 1M-entry map (README). */
+    /**
+     * The verdict store's memory as bpftool prints it (README, "Kernel data path"): 1M IPv4 slots of
+     * 24 B are the store, the LRU maps only a collision fallback.
+     */
     @Test
     void mapMemoryAsBpftoolShowsIt() {
+        JsonObject slots = bpftoolMapShow("verdict_slots");
+        assertEquals(SharedStructs.VERDICT_SLOT.size(), slots.getInteger("bytes_value"));
+        assertEquals(24, slots.getInteger("bytes_value"), "verdict_slot is 24 bytes: seq, 12-byte key, 8-byte verdict");
+        assertEquals(1 << 20, slots.getInteger("max_entries"), "1M IPv4 slots");
+        assertNotEquals(0, slots.getInteger("flags") & (1 << 10), "BPF_F_MMAPABLE");
         JsonObject lru = bpftoolMapShow("routing_decisions");
         assertEquals(8, lru.getInteger("bytes_value"), "routing_decision is 8 bytes");
         assertEquals(12, lru.getInteger("bytes_key"));
-        assertEquals(1_000_000, lru.getInteger("max_entries"));
-        long memlock = Long.parseLong(lru.getValue("bytes_memlock").toString());
-        // 24-byte values locked 104,778,176 B on the 6.x kernels here; each value byte less saves 1 MB.
-        assertTrue(memlock < 104_778_176L - 15_000_000L, "memlock " + memlock);
-
-        JsonObject slots = bpftoolMapShow("verdict_slots");
-        assertEquals(SharedStructs.VERDICT_SLOT.size(), slots.getInteger("bytes_value"));
-        assertEquals(SharedStructs.VERDICT_SLOTS, slots.getInteger("max_entries"));
-        assertNotEquals(0, slots.getInteger("flags") & (1 << 10), "BPF_F_MMAPABLE");
-        long slotMemlock = Long.parseLong(slots.getValue("bytes_memlock").toString());
-        assertTrue(slotMemlock <= 2L * SharedStructs.VERDICT_SLOT.size() * SharedStructs.VERDICT_SLOTS, "slot memlock " + slotMemlock);
-        JsonObject lru6 = bpftoolMapShow("routing_decisions6");
+        assertEquals(SharedStructs.VERDICT_FALLBACK, lru.getInteger("max_entries"));
         JsonObject slots6 = bpftoolMapShow("verdict_slots6");
-        System.out.printf("memlock: routing_decisions %,d B (%,d entries), routing_decisions6 %,d B, verdict_slots %,d B, "
-                + "verdict_slots6 %,d B%n", memlock, lru.getInteger("max_entries"), lru6.getValue("bytes_memlock"),
-                slotMemlock, slots6.getValue("bytes_memlock"));
+        assertEquals(SharedStructs.VERDICT_SLOTS6, slots6.getInteger("max_entries"));
+        JsonObject lru6 = bpftoolMapShow("routing_decisions6");
+        assertEquals(SharedStructs.VERDICT_FALLBACK6, lru6.getInteger("max_entries"));
+
+        long slotMemlock = memlock(slots);
+        long ipv4 = slotMemlock + memlock(lru);
+        long all = ipv4 + memlock(slots6) + memlock(lru6);
+        System.out.printf("memlock: verdict_slots %,d B, routing_decisions %,d B, verdict_slots6 %,d B, "
+                + "routing_decisions6 %,d B; IPv4 store (1M verdicts) %,d B, all four %,d B%n", slotMemlock, memlock(lru),
+                memlock(slots6), memlock(lru6), ipv4, all);
+        assertTrue(slotMemlock <= 25L << 20, "1M slots lock about 24 MiB: " + slotMemlock);
+        // 1M verdicts were a 1M-entry LRU locking 88.8 MB; the fallback must stay a small part of the store.
+        assertTrue(memlock(lru) <= 6_000_000L, "routing_decisions " + memlock(lru));
+        assertTrue(ipv4 <= 31_000_000L, "IPv4 store " + ipv4);
+        assertTrue(all <= 36_000_000L, "all four verdict maps " + all);
+    }
+
+    private static long memlock(JsonObject map) {
+        return Long.parseLong(map.getValue("bytes_memlock").toString());
     }
 
     private static JsonObject bpftoolMapShow(String map) {
