@@ -42,31 +42,53 @@ final class BpfObject implements AutoCloseable {
             String mapName = lib.bpf_map__name(map);
             Path pin = pinDir.resolve(mapName);
             if (java.nio.file.Files.exists(pin)) {
-                requireReusable(map, pin);
+                reuseOrReplace(map, mapName, pin);
             }
             Native.check(lib.bpf_map__set_pin_path(map, pin.toString()), "bpf_map__set_pin_path", mapName);
         }
     }
 
     /**
-     * libbpf reuses a pin only when type, key and value size, max_entries and flags all match the
-     * object's definition, and otherwise fails the whole load with a bare EINVAL. Checked here
-     * first so that a pin left by a build with other map sizes (the verdict store's changed on
-     * 2026-12-02) names the map, both definitions and the way out.
+     * Maps that hold only per-connection verdicts: a stale pin of one is replaced, not refused. Its
+     * contents are rebuilt by the next packet of every connection (until then the Java scorer serves
+     * it), while the other maps hold what an operator set (thresholds, tenants, adaptive settings).
      */
-    private void requireReusable(Pointer map, Path pin) {
+    static final java.util.Set<String> VERDICT_MAPS =
+            java.util.Set.of("verdict_slots", "verdict_slots6", "routing_decisions", "routing_decisions6");
+
+    /**
+     * libbpf reuses a pin only when type, key and value size, max_entries and flags all match the
+     * object's definition, and otherwise fails the whole load with a bare EINVAL. Checked here first
+     * so that a pin left by a build with other map sizes (the verdict store's changed on 2026-12-02)
+     * is either replaced (a verdict map, {@link #VERDICT_MAPS}, with a warning) or names the map, both
+     * definitions and the way out.
+     */
+    private void reuseOrReplace(Pointer map, String mapName, Path pin) {
         LibBpf lib = LibBpf.get();
         String want = definition(lib.bpf_map__type(map), lib.bpf_map__key_size(map), lib.bpf_map__value_size(map),
                 lib.bpf_map__max_entries(map), lib.bpf_map__map_flags(map));
+        String have;
         try (BpfMap pinned = BpfMap.openPinned(pin.getParent(), pin.getFileName().toString(), 0, 0)) {
             BpfMap.Info info = pinned.info();
-            String have = definition(info.type(), info.keySize(), info.valueSize(), info.maxEntries(), info.flags());
-            if (!have.equals(want)) {
-                throw new IllegalStateException("the map pinned at " + pin + " was made by another build (" + have
-                        + "; this build's " + name + " wants " + want + "): stop the router and remove the old pins "
-                        + "(./cleanup.sh), then start again");
-            }
+            have = definition(info.type(), info.keySize(), info.valueSize(), info.maxEntries(), info.flags());
         }
+        if (have.equals(want)) {
+            return;
+        }
+        if (VERDICT_MAPS.contains(mapName)) {
+            System.getLogger(BpfObject.class.getName()).log(System.Logger.Level.WARNING,
+                    "replacing the map pinned at {0}, made by another build ({1}; this build wants {2}): it holds "
+                            + "only per-connection verdicts, rebuilt by each connection''s next request", pin, have, want);
+            try {
+                java.nio.file.Files.delete(pin);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("could not remove the stale pin " + pin + ": " + e.getMessage(), e);
+            }
+            return;
+        }
+        throw new IllegalStateException("the map pinned at " + pin + " was made by another build (" + have
+                + "; this build's " + name + " wants " + want + "): stop the router and remove the old pins "
+                + "(./cleanup.sh), then start again");
     }
 
     private static String definition(int type, int keySize, int valueSize, int maxEntries, int flags) {

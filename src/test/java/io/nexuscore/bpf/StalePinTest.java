@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Pins that outlive the router meet the next build: one with the same map definitions reuses them,
- * one whose definitions changed (the verdict store's sizes did on 2026-12-02) fails naming the map.
+ * a verdict map whose definition changed (the verdict store's sizes did on 2026-12-02) is replaced,
+ * any other changed map fails the load naming it.
  */
 class StalePinTest {
 
@@ -40,18 +41,33 @@ class StalePinTest {
     }
 
     @Test
-    void aPinWithOtherSizesFailsNamingTheMap() throws Exception {
+    void aStaleVerdictMapIsReplacedAndTheNewStoreServes() throws Exception {
         Path pinDir = KernelTestSupport.uniquePinDir();
         Files.createDirectories(pinDir);
         try {
             // routing_decisions as builds before 2026-12-02 pinned it: the 1M-entry LRU store.
             Shell.ok("bpftool", "map", "create", pinDir.resolve("routing_decisions").toString(), "type", "lru_hash",
                     "key", "12", "value", "8", "entries", "1000000", "name", "routing_decisions");
+            load(pinDir).close();
+            String shown = Shell.ok("bpftool", "-j", "map", "show", "pinned", pinDir.resolve("routing_decisions").toString());
+            assertTrue(shown.contains("\"max_entries\":" + SharedStructs.VERDICT_FALLBACK), shown);
+        } finally {
+            KernelDataPath.removePins(pinDir);
+        }
+    }
+
+    @Test
+    void aStaleMapHoldingOperatorStateFailsNamingTheMap() throws Exception {
+        Path pinDir = KernelTestSupport.uniquePinDir();
+        Files.createDirectories(pinDir);
+        try {
+            // A tenant_policy of another shape: what it holds was set by an operator, so never replaced.
+            Shell.ok("bpftool", "map", "create", pinDir.resolve("tenant_policy").toString(), "type", "hash",
+                    "key", "4", "value", "4", "entries", "7", "name", "tenant_policy");
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> load(pinDir));
             String message = e.getMessage();
-            assertTrue(message.contains(pinDir.resolve("routing_decisions").toString()), message);
-            assertTrue(message.contains("max_entries 1000000") && message.contains("max_entries " + SharedStructs.VERDICT_FALLBACK),
-                    message);
+            assertTrue(message.contains(pinDir.resolve("tenant_policy").toString()), message);
+            assertTrue(message.contains("max_entries 7"), message);
             assertTrue(message.contains("./cleanup.sh"), message);
         } finally {
             KernelDataPath.removePins(pinDir);
