@@ -172,7 +172,9 @@ class FleetIT {
         try {
             n1.await("n3 evicted", 60, () -> clusterMembers(n1) == 2);
             assertEquals(200, n2.send("PATCH", "/thresholds", new JsonObject().put("nano_max", 49)).status());
-            n1.await("n1 has 49", 20, () -> nanoMax(49).test(n1));
+            // Not the steady-state second: right after an eviction the shared map's partitions that n3
+            // owned are promoted from their backups first (tens of seconds on a loaded CI machine).
+            n1.await("n1 has 49", 90, () -> nanoMax(49).test(n1));
         } finally {
             n3.signal("CONT");
         }
