@@ -97,8 +97,8 @@ LUA
 
 jit_settle_max=${JIT_SETTLE_MAX:-90}
 
-compiled() { # pid -> methods the JVM compiled so far (jstat -compiler: Compiled column)
-  jstat -compiler "$1" 2>/dev/null | awk 'NR == 2 { print $1 }'
+compiled() { # pid -> methods the JVM compiled so far (jstat -compiler: Compiled column); nothing when not a JVM
+  { jstat -compiler "$1" 2>/dev/null || true; } | awk 'NR == 2 { print $1 }'
 }
 
 settle_jit() { # name port pid : c=64 load in 5 s windows until the JVM's JIT settles
