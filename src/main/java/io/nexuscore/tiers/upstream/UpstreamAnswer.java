@@ -15,7 +15,8 @@ import java.util.Optional;
  * path in the event loops' profile).
  *
  * <p>Reads like the tree it replaces: a missing {@code content}/{@code text} is "", missing token
- * counts are 0, numbers are truncated to int, a repeated key's last value wins; any other type where
+ * counts are 0, fractions are truncated, counts past int's range are Integer.MAX_VALUE (the tree
+ * wrapped them), a repeated key's last value wins; a negative count, any other type where
  * these fields stand, or anything that is not one JSON object, is {@link Malformed}.
  *
  * @param usage empty when the answer carries no {@code usage} object
@@ -135,6 +136,10 @@ record UpstreamAnswer(String text, boolean hasChoice, Optional<Usage> usage) {
         return p.getText();
     }
 
+    /**
+     * A token count: a negative one is malformed; one past int's range (a hostile or broken upstream)
+     * counts as Integer.MAX_VALUE, never wrapped into a small or negative number.
+     */
     private static int integer(JsonParser p, JsonToken value, String where) throws IOException, Malformed {
         if (value == JsonToken.VALUE_NULL) {
             return 0;
@@ -142,7 +147,11 @@ record UpstreamAnswer(String text, boolean hasChoice, Optional<Usage> usage) {
         if (value != JsonToken.VALUE_NUMBER_INT && value != JsonToken.VALUE_NUMBER_FLOAT) {
             throw new Malformed(where + " is " + describe(value) + ", expected a number");
         }
-        return p.getNumberValue().intValue();
+        double count = p.getDoubleValue(); // big integers and 1e400 included (the latter as infinity)
+        if (!(count >= 0)) {
+            throw new Malformed(where + " is " + p.getText() + ", expected a count of at least 0");
+        }
+        return count >= Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) count;
     }
 
     private static void expect(JsonToken actual, JsonToken wanted, String where) throws Malformed {

@@ -30,6 +30,9 @@ class UpstreamAnswerTest {
         "`{\"object\":\"chat.completion\"}` | `` | false | -1 | 0",
         "`{\"choices\":null}` | `` | false | -1 | 0",
         "`{\"usage\":{\"prompt_tokens\":1},\"usage\":{\"prompt_tokens\":5}}` | `` | false | 5 | 0",
+        // Past int's range: the largest count, never wrapped (4294967357 would wrap to 61, a nano score).
+        "`{\"choices\":[{\"text\":\"t\"}],\"usage\":{\"prompt_tokens\":4294967357,\"completion_tokens\":1e400}}` | t | true | 2147483647 | 2147483647",
+        "`{\"choices\":[{\"text\":\"t\"}],\"usage\":{\"prompt_tokens\":99999999999999999999999999}}` | t | true | 2147483647 | 0",
     })
     void readsTheFirstChoicesTextAndTheUsage(String json, String text, boolean hasChoice, int prompt, int completion)
             throws Exception {
@@ -52,6 +55,8 @@ class UpstreamAnswerTest {
         "`{\"choices\":[{\"text\":[\"a\"]}]}` | choices[0].text is an array",
         "`{\"usage\":\"lots\"}` | usage is a string",
         "`{\"usage\":{\"prompt_tokens\":\"7\"}}` | usage.prompt_tokens is a string",
+        "`{\"usage\":{\"completion_tokens\":-3}}` | usage.completion_tokens is -3",
+        "`{\"usage\":{\"prompt_tokens\":-1e400}}` | usage.prompt_tokens is -1e400",
         "`{\"choices\":[]} {}` | trailing content",
     })
     void anythingElseIsMalformedSayingWhere(String json, String detail) {
