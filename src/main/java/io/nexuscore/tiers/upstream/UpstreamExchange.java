@@ -118,11 +118,35 @@ final class UpstreamExchange {
         return answer;
     }
 
-    /** The accepted answer's whole body (the non-streamed path). */
+    /**
+     * The most a non-streamed answer may hold: far above any chat completion, far below what would
+     * hurt the heap. An upstream sending more (broken or hostile) fails the request with a 502 and
+     * its connection is reset; streamed answers are not held, so they have no such bound.
+     */
+    static final int MAX_ANSWER_BYTES = 16 << 20;
+
+    /** The accepted answer's whole body (the non-streamed path), at most {@link #MAX_ANSWER_BYTES}. */
     Future<Buffer> readBody() {
         Promise<Buffer> read = Promise.promise();
         Buffer whole = Buffer.buffer();
-        answer.exceptionHandler(read::tryFail).endHandler(v -> read.tryComplete(whole)).handler(whole::appendBuffer);
+        answer.exceptionHandler(read::tryFail).endHandler(v -> read.tryComplete(whole)).handler(chunk -> {
+            if (read.future().isComplete()) {
+                return;
+            }
+            if ((long) whole.length() + chunk.length() > MAX_ANSWER_BYTES) {
+                String where = endpoint() == null ? "upstream" : endpoint().display();
+                read.tryFail(backend.reported(new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label()
+                        + ": upstream answer larger than " + MAX_ANSWER_BYTES + " bytes",
+                        where + " sent more than " + MAX_ANSWER_BYTES + " bytes of answer", null), endpoint()));
+                Attempt a = current;
+                if (a != null) {
+                    a.failed("answer larger than " + MAX_ANSWER_BYTES + " bytes");
+                    a.reset();
+                }
+                return;
+            }
+            whole.appendBuffer(chunk);
+        });
         return read.future();
     }
 

@@ -103,6 +103,35 @@ class UpstreamTierBackendTest {
         })));
     }
 
+    /** A non-streamed answer past the bound is a 502 kind of failure, not a heap filled by the upstream. */
+    @Test
+    void anEndlessAnswerIsAnUpstreamFailureAtTheBound(Vertx vertx, VertxTestContext ctx) {
+        Buffer megabyte = Buffer.buffer(new byte[1 << 20]);
+        HttpServer endless = vertx.createHttpServer().requestHandler(req -> {
+            req.response().setChunked(true).putHeader("Content-Type", "application/json").write("{\"choices\":\"");
+            long[] sent = {0};
+            vertx.setPeriodic(1, id -> {
+                // Bounded even if the router never stopped reading: 64 MiB, four times the bound.
+                if (req.response().closed() || sent[0]++ >= 64) {
+                    vertx.cancelTimer(id);
+                    return;
+                }
+                if (!req.response().writeQueueFull()) {
+                    req.response().write(megabyte);
+                }
+            });
+        });
+        endless.listen(0, "127.0.0.1").await();
+        UpstreamTierBackend backend = backend(vertx, "http://127.0.0.1:" + endless.actualPort() + "/v1", 60_000);
+        Future.fromCompletionStage(backend.submit(TierRequest.of("chat", "x"))).onComplete(ctx.failing(e -> ctx.verify(() -> {
+            TierFailure failure = assertInstanceOf(TierFailure.class, e);
+            assertEquals(TierFailure.Kind.UPSTREAM, failure.kind());
+            assertTrue(failure.getMessage().contains("more than " + UpstreamExchange.MAX_ANSWER_BYTES + " bytes"), failure.getMessage());
+            backend.close();
+            ctx.completeNow();
+        })));
+    }
+
     @Test
     void streamPassesTheEventsThroughUnchanged(Vertx vertx, VertxTestContext ctx) {
         LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).await();
