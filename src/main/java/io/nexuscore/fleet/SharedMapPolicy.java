@@ -35,7 +35,22 @@ final class SharedMapPolicy implements SharedPolicy {
 
     @Override
     public Optional<PolicyDoc> read() {
-        return Optional.ofNullable(await(map.get(KEY), timeout, "reading " + MAP)).map(PolicyDoc::decode);
+        return Optional.ofNullable(await(map.get(KEY), timeout, "reading " + MAP)).map(SharedMapPolicy::decoded);
+    }
+
+    /**
+     * The document as the map holds it. Anything that reaches the cluster's port can write that map,
+     * so a document that does not decode (garbage, a missing field, thresholds out of range) is
+     * treated like a fleet that does not answer: the router starts and serves on its own policy,
+     * says why, and reports the fleet unreachable, instead of failing its start or its sync.
+     */
+    static PolicyDoc decoded(String text) {
+        try {
+            return PolicyDoc.decode(text);
+        } catch (RuntimeException e) {
+            throw new Unreachable("the fleet's policy document in " + MAP + " is unreadable (" + e
+                    + "); serving this router's own policy until a valid one is written", e);
+        }
     }
 
     @Override
