@@ -1,6 +1,9 @@
 package io.nexuscore.bpf;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Set;
 import jnr.ffi.Pointer;
 import jnr.ffi.byref.NumberByReference;
 import jnr.ffi.TypeAlias;
@@ -11,6 +14,8 @@ import jnr.ffi.TypeAlias;
  * unloads the programs (attachments and pinned maps keep their own references).
  */
 final class BpfObject implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(BpfObject.class.getName());
 
     private final String name;
     private Pointer obj;
@@ -41,7 +46,7 @@ final class BpfObject implements AutoCloseable {
             }
             String mapName = lib.bpf_map__name(map);
             Path pin = pinDir.resolve(mapName);
-            if (java.nio.file.Files.exists(pin)) {
+            if (Files.exists(pin)) {
                 reuseOrReplace(map, mapName, pin);
             }
             Native.check(lib.bpf_map__set_pin_path(map, pin.toString()), "bpf_map__set_pin_path", mapName);
@@ -53,8 +58,7 @@ final class BpfObject implements AutoCloseable {
      * contents are rebuilt by the next packet of every connection (until then the Java scorer serves
      * it), while the other maps hold what an operator set (thresholds, tenants, adaptive settings).
      */
-    static final java.util.Set<String> VERDICT_MAPS =
-            java.util.Set.of("verdict_slots", "verdict_slots6", "routing_decisions", "routing_decisions6");
+    static final Set<String> VERDICT_MAPS = Set.of("verdict_slots", "verdict_slots6", "routing_decisions", "routing_decisions6");
 
     /**
      * libbpf reuses a pin only when type, key and value size, max_entries and flags all match the
@@ -76,12 +80,12 @@ final class BpfObject implements AutoCloseable {
             return;
         }
         if (VERDICT_MAPS.contains(mapName)) {
-            System.getLogger(BpfObject.class.getName()).log(System.Logger.Level.WARNING,
+            LOG.log(System.Logger.Level.WARNING,
                     "replacing the map pinned at {0}, made by another build ({1}; this build wants {2}): it holds "
                             + "only per-connection verdicts, rebuilt by each connection''s next request", pin, have, want);
             try {
-                java.nio.file.Files.delete(pin);
-            } catch (java.io.IOException e) {
+                Files.delete(pin);
+            } catch (IOException e) {
                 throw new IllegalStateException("could not remove the stale pin " + pin + ": " + e.getMessage(), e);
             }
             return;

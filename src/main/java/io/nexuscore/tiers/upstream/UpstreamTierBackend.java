@@ -122,8 +122,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     }
 
     /** One client's share of a tier-wide count, rounded up so every client gets at least one. */
-    static int shareOf(int total, int eventLoops) {
-        return Math.max(1, (total + eventLoops - 1) / eventLoops);
+    static int shareOf(int total, int clients) {
+        return Math.max(1, (total + clients - 1) / clients);
     }
 
     @Override
