@@ -182,7 +182,7 @@ struct scan_state {
 	__u32 letters;
 	__u32 lead2;
 	__u32 lead3;
-	__u32 pad;
+	__u32 pos; /* phase 4: index of the next prompt byte to scan */
 };
 
 /*
@@ -291,9 +291,19 @@ static __always_inline int parse_tcp(void *data, void *data_end, __u32 frame_len
 
 #define AT(hb, index) ((hb)->bytes[(index) & (HEAD_WINDOW - 1)])
 
+/*
+ * Eight bytes at any index as one 64-bit load. clang splits a load from a byte array into eight
+ * byte loads and fourteen shifts and ors (the BPF target assumes no unaligned access), the
+ * costliest part of a word-at-a-time scan; the instruction written out is one load. Unaligned
+ * map value access is allowed on x86-64 (no BPF_F_STRICT_ALIGNMENT) and costs the JIT's load nothing.
+ */
 static __always_inline __u64 load64(const struct head_buf *hb, __u32 index)
 {
-	return *(const __u64 *)&hb->bytes[index & (HEAD_WINDOW - 1)]; /* unaligned: fine on x86-64 */
+	const __u8 *p = &hb->bytes[index & (HEAD_WINDOW - 1)];
+	__u64 word;
+
+	asm volatile("%0 = *(u64 *)(%1 + 0)" : "=r"(word) : "r"(p));
+	return word;
 }
 
 /* True when some byte of word equals b (exact: the classic has-zero-byte test). */
@@ -454,21 +464,13 @@ static __always_inline bool starts_request(const __u8 *b, __u32 len)
 	return false;
 }
 
-/*
- * Phase 3, chunk k of the body: the first prompt key, "prompt" or "content" (quotes included),
- * wholly inside the window. Sets prompt_from to the index just past the key; 1 = stop.
- */
-static long find_prompt_key(__u64 k, void *arg)
-{
-	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
-	struct scan_state *s = &hb->scan;
-	__u32 base = s->head_end + (__u32)k * CHUNK;
-	__u32 len = s->len;
+/* Phase 3 looks at KEY_WORDS words of 8 bytes per bpf_loop iteration (a callback costs ~10 ns). */
+#define KEY_WORDS 4
+#define KEY_STRIDE (KEY_WORDS * CHUNK)
 
-	if (base >= len)
-		return 1;
-	if (!has_byte(load64(hb, base), '"'))
-		return 0;
+/* Phase 3, one word with a '"' at base..base+7: a key starting there sets prompt_from; 1 = stop. */
+static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_state *s, __u32 base, __u32 len)
+{
 #pragma unroll
 	for (__u32 j = 0; j < CHUNK; j++) {
 		__u32 i = base + j;
@@ -485,6 +487,29 @@ static long find_prompt_key(__u64 k, void *arg)
 			s->prompt_from = i + 9;
 			return 1;
 		}
+	}
+	return 0;
+}
+
+/*
+ * Phase 3, stride k of the body: the first prompt key, "prompt" or "content" (quotes included),
+ * wholly inside the window. Sets prompt_from to the index just past the key; 1 = stop. Words
+ * without a '"' are skipped (bytes past len in such a load are stale, but a key needs i + 8 <= len).
+ */
+static long find_prompt_key(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 start = s->head_end + (__u32)k * KEY_STRIDE;
+	__u32 len = s->len;
+
+#pragma unroll
+	for (__u32 w = 0; w < KEY_WORDS; w++) {
+		__u32 base = start + w * CHUNK;
+		if (base >= len)
+			return 1;
+		if (has_byte(load64(hb, base), '"') && find_key_in_word(hb, s, base, len))
+			return 1;
 	}
 	return 0;
 }
@@ -530,12 +555,6 @@ static __always_inline __u64 eq_mask(__u64 word, __u8 b)
 {
 	__u64 x = word ^ (ONES * b);
 	return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
-}
-
-/* Number of bytes with bit 7 set in a mask of bit-7 flags. */
-static __always_inline __u32 pop_highs(__u64 m)
-{
-	return ((m >> 7) * ONES) >> 56;
 }
 
 static __always_inline __u64 carry_if(bool b)
@@ -614,51 +633,113 @@ static __always_inline void count_byte(struct scan_state *s, __u8 c)
 	}
 }
 
+/* Phase 4's fast path covers up to PROMPT_WORDS words of 8 bytes per bpf_loop iteration. */
+#define PROMPT_WORDS 2
+
 /*
- * Fast path of the prompt scan: eight bytes with no '"', no '\\' and no escape pending, past the
- * keyword bytes. The same counts as eight count_byte() calls, from class masks: a run starts
- * where a class bit is set and the previous byte's (shifted in, or s->prev for byte 0) is not.
+ * The features of fast words (no '"', no '\\', no escape pending) as counted in registers: a run
+ * starts where a class bit is set and the previous byte's is not. carry_* hold the previous byte's
+ * class bits (bit 7 of byte 0, ready to or into a mask shifted by one byte); blank2 the one before.
+ * Counts gather as bit-7 flags per byte lane (at most PROMPT_WORDS per lane) and are added up once.
  */
-static __always_inline void count_word(struct scan_state *s, __u64 word)
+struct word_counts {
+	__u64 carry_letter, carry_digit, carry_punct, carry_blank, carry_blank2;
+	__u64 words, digit_runs, punct_runs, second_blanks, letters, lead2, lead3;
+	__u64 last_letters, last_digits, last_blanks;
+};
+
+static __always_inline void count_word(struct word_counts *c, __u64 word)
 {
-	__u64 low7 = word & ~HIGHS;
 	__u64 high = word & HIGHS;
 	__u64 letters = (in_range((word | LOWER) & ~HIGHS, 'a', 'z') & ~word) | high;
-	__u64 digits = in_range(low7, '0', '9') & ~word;
+	__u64 digits = in_range(word & ~HIGHS, '0', '9') & ~word;
 	__u64 blanks = eq_mask(word, ' ');
 	__u64 punct = HIGHS & ~(letters | digits | blanks);
-	__u64 lead = word & (word << 1) & HIGHS;   /* bytes >= 0xc0 */
-	__u64 lead3 = lead & (word << 2);          /* bytes >= 0xe0 */
-	__u32 prev = s->prev, prev2 = s->prev2;
+	__u64 lead = word & (word << 1) & HIGHS; /* bytes >= 0xc0 */
+	__u64 lead3 = lead & (word << 2);        /* bytes >= 0xe0 */
 
-	s->words += pop_highs(letters & ~((letters << 8) | carry_if(prev == CLS_LETTER)));
-	s->digit_runs += pop_highs(digits & ~((digits << 8) | carry_if(prev == CLS_DIGIT)));
-	s->punct_runs += pop_highs(punct & ~((punct << 8) | carry_if(prev == CLS_PUNCT)));
-	s->second_blanks += pop_highs(blanks & ((blanks << 8) | carry_if(prev == CLS_BLANK)) &
-				      ~((blanks << 16) | carry_if(prev2 == CLS_BLANK) | (carry_if(prev == CLS_BLANK) << 8)));
-	s->letters += pop_highs(letters);
-	s->lead2 += pop_highs(lead & ~lead3);
-	s->lead3 += pop_highs(lead3);
-	s->prev2 = class_at(letters, digits, blanks, 6);
-	s->prev = class_at(letters, digits, blanks, 7);
+	c->words += (letters & ~((letters << 8) | c->carry_letter)) >> 7;
+	c->digit_runs += (digits & ~((digits << 8) | c->carry_digit)) >> 7;
+	c->punct_runs += (punct & ~((punct << 8) | c->carry_punct)) >> 7;
+	c->second_blanks += (blanks & ((blanks << 8) | c->carry_blank) &
+			     ~((blanks << 16) | c->carry_blank2 | (c->carry_blank << 8))) >> 7;
+	c->letters += letters >> 7;
+	c->lead2 += (lead & ~lead3) >> 7;
+	c->lead3 += lead3 >> 7;
+	c->carry_letter = letters >> 56;
+	c->carry_digit = digits >> 56;
+	c->carry_punct = punct >> 56;
+	c->carry_blank = blanks >> 56;
+	c->carry_blank2 = (blanks >> 48) & 0x80;
+	c->last_letters = letters;
+	c->last_digits = digits;
+	c->last_blanks = blanks;
+}
+
+/* The sum of a lane counter's bytes (each below 256 / 8: PROMPT_WORDS flags at most). */
+static __always_inline __u32 lane_sum(__u64 lanes)
+{
+	return (lanes * ONES) >> 56;
 }
 
 /*
- * Phase 4, chunk k of the prompt string: its features up to the closing quote (an escape is one
- * character), and keywords over its first KEYWORD_SCAN_BYTES bytes.
+ * Phase 4's fast path from pos: up to PROMPT_WORDS fast words wholly inside the window. Returns
+ * the bytes counted (0 when the word at pos is not a fast one).
+ */
+static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct head_buf *hb, __u32 pos, __u32 len)
+{
+	struct word_counts c = {
+		.carry_letter = carry_if(s->prev == CLS_LETTER),
+		.carry_digit = carry_if(s->prev == CLS_DIGIT),
+		.carry_punct = carry_if(s->prev == CLS_PUNCT),
+		.carry_blank = carry_if(s->prev == CLS_BLANK),
+		.carry_blank2 = carry_if(s->prev2 == CLS_BLANK),
+	};
+	__u32 n = 0;
+
+#pragma unroll
+	for (__u32 w = 0; w < PROMPT_WORDS; w++) {
+		__u32 at = pos + w * CHUNK;
+		if (at + CHUNK > len)
+			break;
+		__u64 word = load64(hb, at);
+		if (has_byte(word, '"') || has_byte(word, '\\'))
+			break;
+		count_word(&c, word);
+		n += CHUNK;
+	}
+	if (!n)
+		return 0;
+	s->words += lane_sum(c.words);
+	s->digit_runs += lane_sum(c.digit_runs);
+	s->punct_runs += lane_sum(c.punct_runs);
+	s->second_blanks += lane_sum(c.second_blanks);
+	s->letters += lane_sum(c.letters);
+	s->lead2 += lane_sum(c.lead2);
+	s->lead3 += lane_sum(c.lead3);
+	s->prev2 = class_at(c.last_letters, c.last_digits, c.last_blanks, 6);
+	s->prev = class_at(c.last_letters, c.last_digits, c.last_blanks, 7);
+	s->raw += n;
+	return n;
+}
+
+/*
+ * Phase 4, one step from s->pos: the prompt string's features up to the closing quote (an escape
+ * is one character), and keywords over its first KEYWORD_SCAN_BYTES bytes. Past those, runs of
+ * fast words go PROMPT_WORDS at a time; anything else one byte at a time for CHUNK bytes. Every
+ * step moves pos by CHUNK or more, so (len - prompt_from) / CHUNK steps reach the window's end.
  */
 static long scan_prompt(__u64 k, void *arg)
 {
 	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
 	struct scan_state *s = &hb->scan;
-	__u32 base = s->prompt_from + (__u32)k * CHUNK;
+	__u32 base = s->pos;
 	__u32 len = s->len;
 
-	if (base + CHUNK <= len && base >= s->prompt_from + KEYWORD_SCAN_BYTES && s->escape == 0) {
-		__u64 word = load64(hb, base);
-		if (!has_byte(word, '"') && !has_byte(word, '\\')) {
-			count_word(s, word);
-			s->raw += CHUNK;
+	if (base >= s->prompt_from + KEYWORD_SCAN_BYTES && s->escape == 0) {
+		__u32 n = scan_fast_words(s, hb, base, len);
+		if (n) {
+			s->pos = base + n;
 			return 0;
 		}
 	}
@@ -688,6 +769,7 @@ static long scan_prompt(__u64 k, void *arg)
 		}
 		count_byte(s, c);
 	}
+	s->pos = base + CHUNK;
 	return 0;
 }
 
@@ -801,9 +883,10 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 
 	__u32 head_end = s->head_end;
 	if (head_end && head_end < len) {
-		bpf_loop((len - head_end + CHUNK - 1) / CHUNK, find_prompt_key, &sc, 0);
+		bpf_loop((len - head_end + KEY_STRIDE - 1) / KEY_STRIDE, find_prompt_key, &sc, 0);
 		if (s->prompt_from)
 			s->prompt_from = prompt_string_start(hb, s->prompt_from, len);
+		s->pos = s->prompt_from;
 		if (s->prompt_from && s->prompt_from < len)
 			bpf_loop((len - s->prompt_from + CHUNK - 1) / CHUNK, scan_prompt, &sc, 0);
 	}
