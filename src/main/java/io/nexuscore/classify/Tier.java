@@ -12,9 +12,12 @@ public enum Tier {
     private static final Tier[] ALL = values();
 
     private final int wire;
+    /** Computed once: label() is called several times per request (headers, events, metric tags). */
+    private final String label;
 
     Tier(int wire) {
         this.wire = wire;
+        this.label = name().toLowerCase(Locale.ROOT);
     }
 
     public int wire() {
@@ -23,7 +26,7 @@ public enum Tier {
 
     /** Lower-case name used in headers, JSON and metric labels. */
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return label;
     }
 
     public static Tier fromWire(int wire) {

@@ -7,7 +7,9 @@ public enum RouteSource {
     KERNEL,
     USER;
 
+    private final String label = name().toLowerCase(Locale.ROOT); // once: read per request
+
     public String label() {
-        return name().toLowerCase(Locale.ROOT);
+        return label;
     }
 }

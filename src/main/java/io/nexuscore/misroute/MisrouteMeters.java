@@ -4,8 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.classify.Tier;
 import io.vertx.core.json.JsonObject;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The misroute counters (Prometheus {@code nexus_*_total}), written by the data plane for every
@@ -23,39 +21,51 @@ public final class MisrouteMeters {
     /** Gross misroutes (nano and large swapped), by assigned and observed tier. */
     public static final String GROSS = "nexus_misroutes_gross";
 
+    private static final String[] NAMES = {ASSESSED, STRICT, BANDED, GROSS};
+
     private final MeterRegistry registry;
-    private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    /**
+     * Registered counters by name index (NAMES), assigned tier and observed tier (+1; 0 = none),
+     * filled as combinations first occur. Looked up per answer, so no key is built: racing threads
+     * may both register one, and Micrometer hands both the same counter.
+     */
+    private final Counter[][][] counters = new Counter[NAMES.length][Tier.values().length][Tier.values().length + 1];
 
     public MisrouteMeters(MeterRegistry registry) {
         this.registry = registry;
     }
 
     public void record(Tier assigned, Tier observed, Misroute misroute) {
-        counter(ASSESSED, "Answers that carry the tier's own assessment (X-NX-Tier), by assigned tier",
+        counter(0, "Answers that carry the tier's own assessment (X-NX-Tier), by assigned tier",
                 assigned, null).increment();
         if (misroute.strict()) {
-            counter(STRICT, "Strict misroutes: the tier's own assessment differs from the assigned tier",
+            counter(1, "Strict misroutes: the tier's own assessment differs from the assigned tier",
                     assigned, observed).increment();
         }
         if (misroute.banded()) {
-            counter(BANDED, "Banded misroutes: the true score lies more than the band outside the assigned tier's range",
+            counter(2, "Banded misroutes: the true score lies more than the band outside the assigned tier's range",
                     assigned, observed).increment();
         }
         if (misroute.gross()) {
-            counter(GROSS, "Gross misroutes: nano assigned and large observed, or the reverse",
+            counter(3, "Gross misroutes: nano assigned and large observed, or the reverse",
                     assigned, observed).increment();
         }
     }
 
-    private Counter counter(String name, String description, Tier assigned, Tier observed) {
-        String key = name + '/' + assigned.label() + '/' + (observed == null ? "" : observed.label());
-        return counters.computeIfAbsent(key, k -> {
-            Counter.Builder b = Counter.builder(name).description(description).tag("assigned", assigned.label());
+    /** The counter NAMES[kind] for the two tiers, registered on first use. */
+    private Counter counter(int kind, String description, Tier assigned, Tier observed) {
+        Counter[] byObserved = counters[kind][assigned.ordinal()];
+        int column = observed == null ? 0 : observed.ordinal() + 1;
+        Counter counter = byObserved[column];
+        if (counter == null) {
+            Counter.Builder b = Counter.builder(NAMES[kind]).description(description).tag("assigned", assigned.label());
             if (observed != null) {
                 b.tag("observed", observed.label());
             }
-            return b.register(registry);
-        });
+            counter = b.register(registry);
+            byObserved[column] = counter;
+        }
+        return counter;
     }
 
     /**

@@ -32,9 +32,14 @@ final class IdleWatchdog {
         this.onIdle = onIdle;
     }
 
+    /**
+     * Starts watching, on the exchange's event loop. The timer is armed after this turn of the loop:
+     * an answer whose body came in the head's read has ended by then (the common short answer), so
+     * it never schedules and cancels a timer.
+     */
     void start() {
         lastChunkNanos = System.nanoTime();
-        arm(TimeUnit.NANOSECONDS.toMillis(idleNanos));
+        vertx.getOrCreateContext().runOnContext(v -> arm(TimeUnit.NANOSECONDS.toMillis(idleNanos)));
     }
 
     /** A chunk arrived. */
