@@ -31,6 +31,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
@@ -70,6 +71,17 @@ public final class DataPlaneHandler {
     /** How wrong the assignment was: "none", or the kinds that apply, e.g. "strict,banded". */
     public static final String HEADER_MISROUTE = "X-NX-Misroute";
     static final String ANONYMOUS_TENANT = "anonymous";
+    /*
+     * The names as the response puts them: AsciiStrings keep their (case-insensitive) hash, which
+     * the header map otherwise computes anew from a String for every header of every answer.
+     */
+    private static final CharSequence TIER_NAME = HttpHeaders.createOptimized(HEADER_TIER);
+    private static final CharSequence ASSIGNED_TIER_NAME = HttpHeaders.createOptimized(HEADER_ASSIGNED_TIER);
+    private static final CharSequence SCORE_NAME = HttpHeaders.createOptimized(HEADER_SCORE);
+    private static final CharSequence ROUTE_SOURCE_NAME = HttpHeaders.createOptimized(HEADER_ROUTE_SOURCE);
+    private static final CharSequence TOKENS_NAME = HttpHeaders.createOptimized(HEADER_TOKENS);
+    private static final CharSequence MISROUTE_NAME = HttpHeaders.createOptimized(HEADER_MISROUTE);
+    private static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
     private static final String BEARER = "Bearer ";
     /** Status recorded (never sent) when the client left before its answer was ready, as nginx logs it. */
     static final int CLIENT_CLOSED = 499;
@@ -424,9 +436,9 @@ public final class DataPlaneHandler {
     private void dispatch(Served served, Resolution resolution) {
         metrics.routeSource(resolution.source());
         served.request.response()
-                .putHeader(HEADER_ASSIGNED_TIER, resolution.tier().label())
-                .putHeader(HEADER_SCORE, Integer.toString(resolution.score()))
-                .putHeader(HEADER_ROUTE_SOURCE, resolution.source().label());
+                .putHeader(ASSIGNED_TIER_NAME, resolution.tier().label())
+                .putHeader(SCORE_NAME, Integer.toString(resolution.score()))
+                .putHeader(ROUTE_SOURCE_NAME, resolution.source().label());
         serveBy(served, resolution, resolution.tier());
     }
 
@@ -508,15 +520,15 @@ public final class DataPlaneHandler {
             return;
         }
         metrics.assessed(resolution.tier(), observed, misroute);
-        response.putHeader(HEADER_TIER, observed.label())
-                .putHeader(HEADER_TOKENS, Integer.toString(reply.promptTokens()))
-                .putHeader(HEADER_MISROUTE, misroute.label());
+        response.putHeader(TIER_NAME, observed.label())
+                .putHeader(TOKENS_NAME, Integer.toString(reply.promptTokens()))
+                .putHeader(MISROUTE_NAME, misroute.label());
         if (served.parsed.stream()) {
             response.putHeader("Content-Type", "text/event-stream")
                     .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply,
                             StreamSummary.nexuscore(resolution, observed, reply.observedScore())));
         } else {
-            response.putHeader("Content-Type", "application/json")
+            response.putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON)
                     .end(OpenAiResponses.renderBytes(served.endpoint, reply));
         }
         completed(served, resolution, reply, misroute, 200);

@@ -1,6 +1,8 @@
 package io.nexuscore.tiers.upstream;
 
+import java.net.MalformedURLException;
 import java.net.URI;
+import java.net.URL;
 
 /**
  * One OpenAI-compatible server of a tier's pool: where its requests go, how many are outstanding,
@@ -17,6 +19,8 @@ final class UpstreamEndpoint {
 
     private final int index;
     private final URI chatCompletions;
+    /** The same as a URL, parsed once: RequestOptions.setAbsoluteURI(String) parses its string per request. */
+    private final URL chatCompletionsUrl;
     private final String display;
     private int outstanding;
     private int consecutiveFailures;
@@ -28,6 +32,11 @@ final class UpstreamEndpoint {
         String base = baseUrl.toString();
         this.chatCompletions = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base)
                 + "/chat/completions");
+        try {
+            this.chatCompletionsUrl = chatCompletions.toURL();
+        } catch (MalformedURLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("upstream baseUrl " + redacted(baseUrl) + " is not a URL: " + e.getMessage(), e);
+        }
         this.display = redacted(baseUrl);
     }
 
@@ -43,6 +52,10 @@ final class UpstreamEndpoint {
 
     URI chatCompletions() {
         return chatCompletions;
+    }
+
+    URL chatCompletionsUrl() {
+        return chatCompletionsUrl;
     }
 
     /** The endpoint as logs and events name it: its base URL without credentials. */

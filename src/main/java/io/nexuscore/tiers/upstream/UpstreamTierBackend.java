@@ -63,6 +63,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     private final Counter retries;
     private final Counter ejections;
     private final Counter readmissions;
+    /** The Authorization header's value, built once (null without an apiKey). */
+    private final String authorization;
 
     /**
      * @param thresholds the live thresholds; called on an event loop, so it must not block
@@ -91,6 +93,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                 "tiers." + config.tier().label() + " has no upstream configured"));
         this.model = config.model();
         this.requestBody = new ChatRequestBody(upstream.model());
+        this.authorization = upstream.apiKey().map(key -> "Bearer " + key).orElse(null);
         this.thresholds = thresholds;
         this.events = events;
         this.maxQueueWaitMs = config.maxQueueWaitMs();
@@ -189,10 +192,12 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     RequestOptions requestOptions(UpstreamEndpoint endpoint) {
         RequestOptions options = new RequestOptions()
                 .setMethod(HttpMethod.POST)
-                .setAbsoluteURI(endpoint.chatCompletions().toString())
+                .setAbsoluteURI(endpoint.chatCompletionsUrl())
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "application/json, text/event-stream");
-        upstream.apiKey().ifPresent(key -> options.putHeader("Authorization", "Bearer " + key));
+        if (authorization != null) {
+            options.putHeader("Authorization", authorization);
+        }
         return options;
     }
 
