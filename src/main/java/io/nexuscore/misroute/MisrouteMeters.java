@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.classify.Tier;
 import io.vertx.core.json.JsonObject;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The misroute counters (Prometheus {@code nexus_*_total}), written by the data plane for every
@@ -21,49 +22,62 @@ public final class MisrouteMeters {
     /** Gross misroutes (nano and large swapped), by assigned and observed tier. */
     public static final String GROSS = "nexus_misroutes_gross";
 
-    private static final String[] NAMES = {ASSESSED, STRICT, BANDED, GROSS};
+    /** The four counters: name and description, one place each. */
+    private enum Kind {
+        ASSESSED_ANSWERS(ASSESSED, "Answers that carry the tier's own assessment (X-NX-Tier), by assigned tier"),
+        STRICT_MISROUTES(STRICT, "Strict misroutes: the tier's own assessment differs from the assigned tier"),
+        BANDED_MISROUTES(BANDED, "Banded misroutes: the true score lies more than the band outside the assigned tier's range"),
+        GROSS_MISROUTES(GROSS, "Gross misroutes: nano assigned and large observed, or the reverse");
+
+        final String meter;
+        final String description;
+
+        Kind(String meter, String description) {
+            this.meter = meter;
+            this.description = description;
+        }
+    }
+
+    private static final int TIERS = Tier.values().length;
+    /** Observed-tier columns: none (the assessed count), then each tier. */
+    private static final int COLUMNS = TIERS + 1;
 
     private final MeterRegistry registry;
     /**
-     * Registered counters by name index (NAMES), assigned tier and observed tier (+1; 0 = none),
-     * filled as combinations first occur. Looked up per answer, so no key is built: racing threads
-     * may both register one, and Micrometer hands both the same counter.
+     * Registered counters by kind, assigned tier and observed column, filled as combinations first
+     * occur: looked up per answer, so by index rather than by a key string built each time. Two
+     * loops registering the same one get the same counter from Micrometer.
      */
-    private final Counter[][][] counters = new Counter[NAMES.length][Tier.values().length][Tier.values().length + 1];
+    private final AtomicReferenceArray<Counter> counters = new AtomicReferenceArray<>(Kind.values().length * TIERS * COLUMNS);
 
     public MisrouteMeters(MeterRegistry registry) {
         this.registry = registry;
     }
 
     public void record(Tier assigned, Tier observed, Misroute misroute) {
-        counter(0, "Answers that carry the tier's own assessment (X-NX-Tier), by assigned tier",
-                assigned, null).increment();
+        counter(Kind.ASSESSED_ANSWERS, assigned, null).increment();
         if (misroute.strict()) {
-            counter(1, "Strict misroutes: the tier's own assessment differs from the assigned tier",
-                    assigned, observed).increment();
+            counter(Kind.STRICT_MISROUTES, assigned, observed).increment();
         }
         if (misroute.banded()) {
-            counter(2, "Banded misroutes: the true score lies more than the band outside the assigned tier's range",
-                    assigned, observed).increment();
+            counter(Kind.BANDED_MISROUTES, assigned, observed).increment();
         }
         if (misroute.gross()) {
-            counter(3, "Gross misroutes: nano assigned and large observed, or the reverse",
-                    assigned, observed).increment();
+            counter(Kind.GROSS_MISROUTES, assigned, observed).increment();
         }
     }
 
-    /** The counter NAMES[kind] for the two tiers, registered on first use. */
-    private Counter counter(int kind, String description, Tier assigned, Tier observed) {
-        Counter[] byObserved = counters[kind][assigned.ordinal()];
-        int column = observed == null ? 0 : observed.ordinal() + 1;
-        Counter counter = byObserved[column];
+    /** The counter of this kind for the two tiers (observed null: none), registered on first use. */
+    private Counter counter(Kind kind, Tier assigned, Tier observed) {
+        int slot = (kind.ordinal() * TIERS + assigned.ordinal()) * COLUMNS + (observed == null ? 0 : observed.ordinal() + 1);
+        Counter counter = counters.get(slot);
         if (counter == null) {
-            Counter.Builder b = Counter.builder(NAMES[kind]).description(description).tag("assigned", assigned.label());
+            Counter.Builder b = Counter.builder(kind.meter).description(kind.description).tag("assigned", assigned.label());
             if (observed != null) {
                 b.tag("observed", observed.label());
             }
             counter = b.register(registry);
-            byObserved[column] = counter;
+            counters.set(slot, counter);
         }
         return counter;
     }
