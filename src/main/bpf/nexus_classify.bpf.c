@@ -676,7 +676,7 @@ static __always_inline void count_word(struct word_counts *c, __u64 word)
 	c->last_blanks = blanks;
 }
 
-/* The sum of a lane counter's bytes (each below 256 / 8: PROMPT_WORDS flags at most). */
+/* The sum of a lane counter's eight bytes: each holds at most PROMPT_WORDS, so the sum fits the top byte. */
 static __always_inline __u32 lane_sum(__u64 lanes)
 {
 	return (lanes * ONES) >> 56;
