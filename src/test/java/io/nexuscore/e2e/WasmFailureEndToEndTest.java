@@ -41,12 +41,16 @@ class WasmFailureEndToEndTest {
     private RouterRuntime router;
     private Path stateDir;
 
-    /** Nano: one instance, a 300 ms deadline, the default 64 MiB ceiling. */
+    /**
+     * Nano: one instance, a 3 s deadline, the default 64 MiB ceiling. The deadline must leave the
+     * memory-limit case time to reach its ceiling: with 300 ms a cold guest on a slow phase of the CI
+     * VM was interrupted (504) while still growing its memory toward the trap (507).
+     */
     @BeforeAll
     void start() {
         stateDir = RequestSuite.tempDir();
         router = RouterRuntime.start(RouterConfig.fromJson(config(
-                new JsonObject().put("instances", 1).put("queueCapacity", 8).put("deadlineMs", 300), stateDir)));
+                new JsonObject().put("instances", 1).put("queueCapacity", 8).put("deadlineMs", 3_000), stateDir)));
     }
 
     @AfterAll
