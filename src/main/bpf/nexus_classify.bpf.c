@@ -633,6 +633,40 @@ static __always_inline void count_byte(struct scan_state *s, __u8 c)
 	}
 }
 
+/*
+ * The keywords (KW_BIT_*) whose window of three bytes ends in one of the first `lanes` bytes of
+ * word (1..8), given in window the lower-cased bytes before it as the byte scan keeps them
+ * (latest in the low byte). Same window as the byte scan: raw bytes, each or-ed with 0x20.
+ */
+static __always_inline __u32 word_keywords(__u64 word, __u32 window, __u32 lanes)
+{
+	__u64 low = word | LOWER;
+	__u64 prev1 = window & 0xff;
+	__u64 prev2 = (window >> 8) & 0xff;
+	__u64 back1 = (low << 8) | prev1;                 /* byte j: the byte before byte j */
+	__u64 back2 = (low << 16) | (prev1 << 8) | prev2; /* byte j: the one before that */
+	__u64 in = lanes >= CHUNK ? HIGHS : HIGHS & ((1ull << (lanes * 8)) - 1);
+	__u32 found = 0;
+
+	if (eq_mask(back2, 's') & eq_mask(back1, 'u') & eq_mask(low, 'm') & in)
+		found |= KW_BIT_SUM;
+	if (eq_mask(back2, 'r') & eq_mask(back1, 'e') & eq_mask(low, 'f') & in)
+		found |= KW_BIT_REF;
+	if (eq_mask(back2, 'g') & eq_mask(back1, 'e') & eq_mask(low, 'n') & in)
+		found |= KW_BIT_GEN;
+	if (eq_mask(back2, 'a') & eq_mask(back1, 'n') & eq_mask(low, 'a') & in)
+		found |= KW_BIT_ANA;
+	return found;
+}
+
+/* The keyword window after a whole word: its last three bytes, lower-cased, the latest lowest. */
+static __always_inline __u32 word_window(__u64 word)
+{
+	__u64 low = word | LOWER;
+
+	return (((low >> 40) & 0xff) << 16) | (((low >> 48) & 0xff) << 8) | (low >> 56);
+}
+
 /* Phase 4's fast path covers up to PROMPT_WORDS words of 8 bytes per bpf_loop iteration. */
 #define PROMPT_WORDS 2
 
@@ -683,8 +717,9 @@ static __always_inline __u32 lane_sum(__u64 lanes)
 }
 
 /*
- * Phase 4's fast path from pos: up to PROMPT_WORDS fast words wholly inside the window. Returns
- * the bytes counted (0 when the word at pos is not a fast one).
+ * Phase 4's fast path from pos: up to PROMPT_WORDS fast words wholly inside the window, their
+ * keywords too while they lie in the first KEYWORD_SCAN_BYTES. Returns the bytes counted (0 when
+ * the word at pos is not a fast one).
  */
 static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct head_buf *hb, __u32 pos, __u32 len)
 {
@@ -695,6 +730,9 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 		.carry_blank = carry_if(s->prev == CLS_BLANK),
 		.carry_blank2 = carry_if(s->prev2 == CLS_BLANK),
 	};
+	__u32 kw_end = s->prompt_from + KEYWORD_SCAN_BYTES;
+	__u32 window = s->kw_window;
+	__u32 keywords = 0;
 	__u32 n = 0;
 
 #pragma unroll
@@ -706,10 +744,16 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 		if (has_byte(word, '"') || has_byte(word, '\\'))
 			break;
 		count_word(&c, word);
+		if (at < kw_end) {
+			keywords |= word_keywords(word, window, kw_end - at);
+			window = word_window(word);
+		}
 		n += CHUNK;
 	}
 	if (!n)
 		return 0;
+	s->keywords |= keywords;
+	s->kw_window = window;
 	s->words += lane_sum(c.words);
 	s->digit_runs += lane_sum(c.digit_runs);
 	s->punct_runs += lane_sum(c.punct_runs);
@@ -725,8 +769,8 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 
 /*
  * Phase 4, one step from s->pos: the prompt string's features up to the closing quote (an escape
- * is one character), and keywords over its first KEYWORD_SCAN_BYTES bytes. Past those, runs of
- * fast words go PROMPT_WORDS at a time; anything else one byte at a time for CHUNK bytes. Every
+ * is one character), and keywords over its first KEYWORD_SCAN_BYTES bytes. Runs of fast words go
+ * PROMPT_WORDS at a time (keywords matched a word at a time); anything else one byte at a time for CHUNK bytes. Every
  * step moves pos by CHUNK or more, so (len - prompt_from) / CHUNK steps reach the window's end.
  */
 static long scan_prompt(__u64 k, void *arg)
@@ -736,7 +780,7 @@ static long scan_prompt(__u64 k, void *arg)
 	__u32 base = s->pos;
 	__u32 len = s->len;
 
-	if (base >= s->prompt_from + KEYWORD_SCAN_BYTES && s->escape == 0) {
+	if (s->escape == 0) {
 		__u32 n = scan_fast_words(s, hb, base, len);
 		if (n) {
 			s->pos = base + n;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.RequestHeadParser;
 import io.nexuscore.classify.ScoreWeights;
 import io.nexuscore.classify.Scorer;
@@ -46,28 +47,63 @@ class ParityTest {
     void kernelVerdictEqualsJavaScorer() {
         Random random = new Random(20261129);
         RequestGenerator generator = new RequestGenerator(random);
-        Scorer scorer = new Scorer(SCORING.weights());
         int withVerdict = 0;
         for (int i = 0; i < REQUESTS; i++) {
-            byte[] payload = generator.next();
-            int srcPort = 10000 + i;
-            kernel.program(KernelDataPath.XDP_PROGRAM)
-                    .testRun(Packets.tcp(Packets.CLIENT, srcPort, PORT, Packets.TCP_ACK_PSH, payload), null, 1);
-
-            FourTuple tuple = new FourTuple(SharedStructs.inet4(Packets.CLIENT), srcPort, SharedStructs.inet4(Packets.ROUTER), PORT);
-            Optional<KernelVerdict> kernelVerdict = kernel.verdicts().lookup(tuple);
-            Optional<KernelVerdict> javaVerdict = RequestHeadParser.parse(payload).map(head -> {
-                int score = head.score(scorer);
-                return new KernelVerdict(score, SCORING.thresholds().tierFor(score),
-                        KernelVerdict.check(head.requestLineHash(), head.bodyLength()), head.estimate().blind());
-            });
-            assertEquals(javaVerdict, kernelVerdict, () -> "request #" + srcPort + ":\n"
-                    + new String(payload, StandardCharsets.ISO_8859_1));
-            if (kernelVerdict.isPresent()) {
+            if (assertParity(generator.next(), 10000 + i).isPresent()) {
                 withVerdict++;
             }
         }
         // The generator must mostly produce scoreable heads, or the parity would prove little.
         assertTrue(withVerdict > REQUESTS * 3 / 4, "heads with a verdict: " + withVerdict);
+    }
+
+    /**
+     * The prompt's keywords are matched a word (8 bytes) at a time in the kernel's fast path and a
+     * byte at a time in Java: every keyword, in mixed case, ending at every offset around the
+     * word boundaries and the KEYWORD_SCAN_BYTES limit, after plain filler or right after an escape.
+     */
+    @Test
+    void promptKeywordsMatchAtEveryOffset() {
+        String[] keywords = {"sUm", "REF", "gen", "AnA"};
+        int srcPort = 30000;
+        int seen = 0;
+        for (String keyword : keywords) {
+            for (int at = 0; at <= PromptEstimate.KEYWORD_SCAN_BYTES + 8; at++) {
+                int offset = at;
+                for (String before : new String[] {"", "\\n"}) {
+                    String filler = "x1 ".repeat(40).substring(0, offset);
+                    String prompt = (before + filler).substring(0, offset) + keyword + " 7 xx".repeat(30);
+                    String body = "{\"prompt\":\"" + prompt + "\"}";
+                    String head = "POST /v1/completions HTTP/1.1\r\nHost: r\r\nContent-Length: " + body.length()
+                            + "\r\n\r\n";
+                    Optional<KernelVerdict> verdict = assertParity((head + body).getBytes(StandardCharsets.ISO_8859_1),
+                            srcPort++);
+                    boolean inWindow = offset + keyword.length() <= PromptEstimate.KEYWORD_SCAN_BYTES;
+                    int withoutKeyword = assertParity((head + body.replace(keyword, "xxx"))
+                            .getBytes(StandardCharsets.ISO_8859_1), srcPort++).orElseThrow().score();
+                    assertEquals(inWindow, verdict.orElseThrow().score() != withoutKeyword,
+                            () -> "keyword " + keyword + " at " + offset + " in " + body);
+                    seen++;
+                }
+            }
+        }
+        assertTrue(seen > 500, "cases: " + seen);
+    }
+
+    /** Runs payload through XDP from srcPort and asserts the kernel's verdict equals the Java scorer's. */
+    private static Optional<KernelVerdict> assertParity(byte[] payload, int srcPort) {
+        Scorer scorer = new Scorer(SCORING.weights());
+        kernel.program(KernelDataPath.XDP_PROGRAM)
+                .testRun(Packets.tcp(Packets.CLIENT, srcPort, PORT, Packets.TCP_ACK_PSH, payload), null, 1);
+        FourTuple tuple = new FourTuple(SharedStructs.inet4(Packets.CLIENT), srcPort, SharedStructs.inet4(Packets.ROUTER), PORT);
+        Optional<KernelVerdict> kernelVerdict = kernel.verdicts().lookup(tuple);
+        Optional<KernelVerdict> javaVerdict = RequestHeadParser.parse(payload).map(head -> {
+            int score = head.score(scorer);
+            return new KernelVerdict(score, SCORING.thresholds().tierFor(score),
+                    KernelVerdict.check(head.requestLineHash(), head.bodyLength()), head.estimate().blind());
+        });
+        assertEquals(javaVerdict, kernelVerdict, () -> "request #" + srcPort + ":\n"
+                + new String(payload, StandardCharsets.ISO_8859_1));
+        return kernelVerdict;
     }
 }
