@@ -66,6 +66,11 @@ class GuestAbiTest {
         }
 
         @Override
+        public void restore(byte[] image) {
+            System.arraycopy(image, 0, memory, 0, image.length);
+        }
+
+        @Override
         public int memoryPages() {
             return 1;
         }

@@ -129,6 +129,11 @@ class GuestMemoryIsolationTest {
             }
 
             @Override
+            public void restore(byte[] image) throws GuestTrap {
+                inner.restore(image);
+            }
+
+            @Override
             public int memoryPages() {
                 return inner.memoryPages();
             }

@@ -129,6 +129,11 @@ class PoolConcurrencyTest {
             }
 
             @Override
+            public void restore(byte[] image) throws GuestTrap {
+                inner.restore(image);
+            }
+
+            @Override
             public int memoryPages() {
                 return inner.memoryPages();
             }

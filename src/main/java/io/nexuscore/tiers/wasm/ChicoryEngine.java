@@ -1,7 +1,6 @@
 package io.nexuscore.tiers.wasm;
 
 import com.dylibso.chicory.compiler.MachineFactoryCompiler;
-import com.dylibso.chicory.runtime.ByteArrayMemory;
 import com.dylibso.chicory.runtime.ChicoryInterruptedException;
 import com.dylibso.chicory.runtime.ExportFunction;
 import com.dylibso.chicory.runtime.HostFunction;
@@ -132,7 +131,7 @@ public final class ChicoryEngine implements WasmEngine {
         private final int id;
         private final String what;
         private final HostImports host = new HostImports();
-        private final Memory memory;
+        private final DirtyTrackingMemory memory;
         private final int maxPages;
         private final ExportFunction[] exports = new ExportFunction[Export.values().length];
         private final Object lock = new Object();
@@ -146,7 +145,7 @@ public final class ChicoryEngine implements WasmEngine {
             this.id = id;
             this.what = "chicory " + module.name + " instance " + id;
             this.maxPages = maxPages;
-            this.memory = new ByteArrayMemory(new MemoryLimits(module.minPages, maxPages));
+            this.memory = new DirtyTrackingMemory(new MemoryLimits(module.minPages, maxPages));
             ImportValues imports = ImportValues.builder()
                     .addMemory(new ImportMemory(HostImports.MEMORY_MODULE, HostImports.MEMORY_NAME, memory))
                     .addFunction(new HostFunction(HostImports.MODULE, HostImports.NOW_NS, FunctionType.returning(ValType.I64),
@@ -167,6 +166,7 @@ public final class ChicoryEngine implements WasmEngine {
                     exports[e.ordinal()] = instance.export(e.symbol());
                 }
                 instance.export(HostImports.INITIALIZE).apply();
+                memory.forget(); // a fresh instance is the image: restores start from here
             } catch (ChicoryException e) {
                 throw new IllegalArgumentException(what + ": cannot instantiate: " + e.getMessage(), e);
             }
@@ -204,6 +204,12 @@ public final class ChicoryEngine implements WasmEngine {
             } catch (RuntimeException e) {
                 throw new GuestTrap(GuestTrap.Kind.TRAP, what + ": write outside memory", memory.pages(), e);
             }
+        }
+
+        /** Copies back only the blocks written since the last restore (see {@link DirtyTrackingMemory}). */
+        @Override
+        public void restore(byte[] image) {
+            memory.restore(image);
         }
 
         @Override

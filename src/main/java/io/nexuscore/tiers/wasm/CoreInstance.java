@@ -35,6 +35,15 @@ public interface CoreInstance extends AutoCloseable {
 
     byte[] read(int address, int length) throws GuestTrap;
 
+    /**
+     * Puts memory back to {@code image}, the memory of a fresh instance of this module: afterwards
+     * no byte written since this instance was created differs from it. Memory cannot shrink, so the
+     * caller replaces an instance whose memory grew past the image instead.
+     *
+     * @throws IllegalStateException when the memory is not the image's size
+     */
+    void restore(byte[] image) throws GuestTrap;
+
     /** Current memory size in 64 KiB pages. */
     int memoryPages();
 

@@ -274,6 +274,15 @@ public final class WasmtimeEngine implements WasmEngine {
             MEMORY_IO.putByteArray(hostAddress(address, bytes.length, "write"), bytes, 0, bytes.length);
         }
 
+        /** The whole image: wasmtime's memory is native and its writes are not seen from Java. */
+        @Override
+        public void restore(byte[] image) {
+            if ((long) memoryPages() * 65_536L != image.length) {
+                throw new IllegalStateException("memory is " + (long) memoryPages() * 65_536L + " bytes, the image " + image.length);
+            }
+            write(0, image);
+        }
+
         @Override
         public byte[] read(int address, int length) {
             byte[] out = new byte[length];
