@@ -84,6 +84,11 @@ final class SpinThenParkQueue<T> {
         }
     }
 
+    /** The oldest job, left in the queue (null when empty). */
+    T peek() {
+        return jobs.peek();
+    }
+
     T poll() {
         return jobs.poll();
     }
