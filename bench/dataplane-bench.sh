@@ -4,6 +4,8 @@
 #             and the OpenAI upstream every forwarding target sends to
 #   nginx     Debian nginx-light proxying to `bare` over a keepalive upstream: what one proxy hop
 #             costs here (the peer the router is held against)
+#   vertx-proxy  a bare Vert.x proxy (server -> client per event loop -> `bare`, nothing else):
+#             the floor of one proxy hop on the router's own stack
 #   inline    the router's data plane in front of an in-process tier that answers at once
 #   router    the real router (the jar) with every tier forwarding to `bare`, per mode
 #   wasm      the real router on its default Wasm tiers: nano answered by the Chicory nano pool, per mode
@@ -170,6 +172,10 @@ bare_pid=$!; pids+=($bare_pid)
 java -cp "$cp" io.nexuscore.bench.InlineRouter "$inline_port" "$instances" > "$tmp/inline.log" 2>&1 &
 inline_pid=$!; pids+=($inline_pid)
 wait_port "$bare_port" "$bare_pid"; wait_port "$inline_port" "$inline_pid"
+proxy_port=$(free_port)
+java -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" "$instances" > "$tmp/vertx-proxy.log" 2>&1 &
+proxy_pid=$!; pids+=($proxy_pid)
+wait_port "$proxy_port" "$proxy_pid"
 
 nginx_port=$(free_port)
 mkdir -p "$tmp/nginx"
@@ -200,6 +206,8 @@ echo "# $(head -1 "$tmp/bare.log")"
 
 measure bare "$bare_port" "$bare_pid"
 measure nginx "$nginx_port" "$nginx_pid $nginx_workers$bare_pid"
+measure vertx-proxy "$proxy_port" "$proxy_pid $bare_pid"
+stop "$proxy_pid" # its idle event loops stay out of the routers' runs
 measure inline "$inline_port" "$inline_pid"
 
 upstream_tiers() {
