@@ -85,6 +85,27 @@ final class DirtyTrackingMemory implements Memory {
         }
     }
 
+    /** Marks the cell an atomic read-modify-write changed and returns its result (the old value). */
+    private int wroteInt(int address, int old) {
+        mark(address, Integer.BYTES);
+        return old;
+    }
+
+    private long wroteLong(int address, long old) {
+        mark(address, Long.BYTES);
+        return old;
+    }
+
+    private short wroteShort(int address, short old) {
+        mark(address, Short.BYTES);
+        return old;
+    }
+
+    private byte wroteByte(int address, byte old) {
+        mark(address);
+        return old;
+    }
+
     private void markAll() {
         long size = (long) memory.pages() * PAGE_SIZE;
         if (size > 0) {
@@ -211,170 +232,122 @@ final class DirtyTrackingMemory implements Memory {
 
     @Override
     public int atomicAddInt(int address, int value) {
-        int old = memory.atomicAddInt(address, value);
-        mark(address, 4);
-        return old;
+        return wroteInt(address, memory.atomicAddInt(address, value));
     }
 
     @Override
     public int atomicAndInt(int address, int value) {
-        int old = memory.atomicAndInt(address, value);
-        mark(address, 4);
-        return old;
+        return wroteInt(address, memory.atomicAndInt(address, value));
     }
 
     @Override
     public int atomicOrInt(int address, int value) {
-        int old = memory.atomicOrInt(address, value);
-        mark(address, 4);
-        return old;
+        return wroteInt(address, memory.atomicOrInt(address, value));
     }
 
     @Override
     public int atomicXorInt(int address, int value) {
-        int old = memory.atomicXorInt(address, value);
-        mark(address, 4);
-        return old;
+        return wroteInt(address, memory.atomicXorInt(address, value));
     }
 
     @Override
     public int atomicXchgInt(int address, int value) {
-        int old = memory.atomicXchgInt(address, value);
-        mark(address, 4);
-        return old;
+        return wroteInt(address, memory.atomicXchgInt(address, value));
     }
 
     @Override
     public int atomicCmpxchgInt(int address, int expected, int value) {
-        int old = memory.atomicCmpxchgInt(address, expected, value);
-        mark(address, 4);
-        return old;
+        return wroteInt(address, memory.atomicCmpxchgInt(address, expected, value));
     }
 
     @Override
     public long atomicAddLong(int address, long value) {
-        long old = memory.atomicAddLong(address, value);
-        mark(address, 8);
-        return old;
+        return wroteLong(address, memory.atomicAddLong(address, value));
     }
 
     @Override
     public long atomicAndLong(int address, long value) {
-        long old = memory.atomicAndLong(address, value);
-        mark(address, 8);
-        return old;
+        return wroteLong(address, memory.atomicAndLong(address, value));
     }
 
     @Override
     public long atomicOrLong(int address, long value) {
-        long old = memory.atomicOrLong(address, value);
-        mark(address, 8);
-        return old;
+        return wroteLong(address, memory.atomicOrLong(address, value));
     }
 
     @Override
     public long atomicXorLong(int address, long value) {
-        long old = memory.atomicXorLong(address, value);
-        mark(address, 8);
-        return old;
+        return wroteLong(address, memory.atomicXorLong(address, value));
     }
 
     @Override
     public long atomicXchgLong(int address, long value) {
-        long old = memory.atomicXchgLong(address, value);
-        mark(address, 8);
-        return old;
+        return wroteLong(address, memory.atomicXchgLong(address, value));
     }
 
     @Override
     public long atomicCmpxchgLong(int address, long expected, long value) {
-        long old = memory.atomicCmpxchgLong(address, expected, value);
-        mark(address, 8);
-        return old;
+        return wroteLong(address, memory.atomicCmpxchgLong(address, expected, value));
     }
 
     @Override
     public short atomicAddShort(int address, short value) {
-        short old = memory.atomicAddShort(address, value);
-        mark(address, 2);
-        return old;
+        return wroteShort(address, memory.atomicAddShort(address, value));
     }
 
     @Override
     public short atomicAndShort(int address, short value) {
-        short old = memory.atomicAndShort(address, value);
-        mark(address, 2);
-        return old;
+        return wroteShort(address, memory.atomicAndShort(address, value));
     }
 
     @Override
     public short atomicOrShort(int address, short value) {
-        short old = memory.atomicOrShort(address, value);
-        mark(address, 2);
-        return old;
+        return wroteShort(address, memory.atomicOrShort(address, value));
     }
 
     @Override
     public short atomicXorShort(int address, short value) {
-        short old = memory.atomicXorShort(address, value);
-        mark(address, 2);
-        return old;
+        return wroteShort(address, memory.atomicXorShort(address, value));
     }
 
     @Override
     public short atomicXchgShort(int address, short value) {
-        short old = memory.atomicXchgShort(address, value);
-        mark(address, 2);
-        return old;
+        return wroteShort(address, memory.atomicXchgShort(address, value));
     }
 
     @Override
     public short atomicCmpxchgShort(int address, short expected, short value) {
-        short old = memory.atomicCmpxchgShort(address, expected, value);
-        mark(address, 2);
-        return old;
+        return wroteShort(address, memory.atomicCmpxchgShort(address, expected, value));
     }
 
     @Override
     public byte atomicAddByte(int address, byte value) {
-        byte old = memory.atomicAddByte(address, value);
-        mark(address);
-        return old;
+        return wroteByte(address, memory.atomicAddByte(address, value));
     }
 
     @Override
     public byte atomicAndByte(int address, byte value) {
-        byte old = memory.atomicAndByte(address, value);
-        mark(address);
-        return old;
+        return wroteByte(address, memory.atomicAndByte(address, value));
     }
 
     @Override
     public byte atomicOrByte(int address, byte value) {
-        byte old = memory.atomicOrByte(address, value);
-        mark(address);
-        return old;
+        return wroteByte(address, memory.atomicOrByte(address, value));
     }
 
     @Override
     public byte atomicXorByte(int address, byte value) {
-        byte old = memory.atomicXorByte(address, value);
-        mark(address);
-        return old;
+        return wroteByte(address, memory.atomicXorByte(address, value));
     }
 
     @Override
     public byte atomicXchgByte(int address, byte value) {
-        byte old = memory.atomicXchgByte(address, value);
-        mark(address);
-        return old;
+        return wroteByte(address, memory.atomicXchgByte(address, value));
     }
 
     @Override
     public byte atomicCmpxchgByte(int address, byte expected, byte value) {
-        byte old = memory.atomicCmpxchgByte(address, expected, value);
-        mark(address);
-        return old;
+        return wroteByte(address, memory.atomicCmpxchgByte(address, expected, value));
     }
 
     // --- everything else: as the plain memory ---
