@@ -227,10 +227,14 @@ class KernelEndToEndTest extends RequestSuite {
         // Registered on the first banded misroute (io.nexuscore.misroute.MisrouteMeters); the suite makes none.
         names.remove("nexus_misroutes_banded_total");
         assertTrue(names.size() >= 8, names.toString());
-        ControlClient.awaitCondition("kernel histograms read after the traffic", () -> {
+        // The reader samples the maps on its own period: a reading taken mid-traffic can hold the
+        // connection's first packets (chains that end at classify) before any full chain, so wait
+        // for the reading that holds all three.
+        ControlClient.awaitCondition("kernel histograms and a classify -> policy -> mark chain read after the traffic", () -> {
             String text = control.get("/metrics").body();
             return count(text, "nexus_bpf_latency_seconds_count{program=\"xdp\"}") > 0
-                    && count(text, "nexus_bpf_latency_seconds_count{program=\"tc\"}") > 0;
+                    && count(text, "nexus_bpf_latency_seconds_count{program=\"tc\"}") > 0
+                    && count(text, "nexus_tc_chains_total{depth=\"3\"}") > 0;
         });
         String text = control.get("/metrics").body();
         for (String name : names) {
