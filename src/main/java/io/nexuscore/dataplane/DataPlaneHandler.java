@@ -635,7 +635,7 @@ public final class DataPlaneHandler {
         if (events == EventSink.DISCARD) {
             return;
         }
-        events.publish(RequestEvent.TYPE, RequestEvent.of(served.tenant, served.endpoint, resolution, reply, misroute,
+        events.publishLazily(RequestEvent.TYPE, RequestEvent.of(served.tenant, served.endpoint, resolution, reply, misroute,
                 status, latencyNanos, served.fallbackFrom));
     }
 

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 /**
  * The router's event stream: numbers every published event, keeps the last {@code historySize} for
@@ -29,16 +30,17 @@ public final class EventHub implements EventSink {
     private static final System.Logger LOG = System.getLogger(EventHub.class.getName());
 
     /**
-     * A numbered event. The data is encoded on first use, by whichever subscriber reads it first, so
-     * publishing costs the publisher no JSON encoding; every subscriber shares the one encoding.
+     * A numbered event. The data is built and encoded on first use, by whichever subscriber reads it
+     * first, so publishing costs the publisher no JSON tree and no encoding; every subscriber shares
+     * the one encoding.
      */
     public static final class Event implements Item {
         private final long id;
         private final String type;
-        private final JsonObject data;
+        private final Supplier<JsonObject> data;
         private volatile String json;
 
-        Event(long id, String type, JsonObject data) {
+        Event(long id, String type, Supplier<JsonObject> data) {
             this.id = id;
             this.type = type;
             this.data = data;
@@ -57,7 +59,7 @@ public final class EventHub implements EventSink {
             String encoded = json;
             if (encoded == null) {
                 try {
-                    encoded = data.encode();
+                    encoded = data.get().encode();
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "'" + type + "' event " + id + " does not encode as JSON: " + e);
                     encoded = "{}";
@@ -123,6 +125,16 @@ public final class EventHub implements EventSink {
      */
     @Override
     public void publish(String type, JsonObject data) {
+        if (data == null) {
+            LOG.log(Level.WARNING, "ignoring an event with no data");
+            return;
+        }
+        publishLazily(type, () -> data);
+    }
+
+    /** As {@link #publish}, with the data built on first read (by a subscriber or a resume), if ever. */
+    @Override
+    public void publishLazily(String type, Supplier<JsonObject> data) {
         if (type == null || data == null) {
             LOG.log(Level.WARNING, "ignoring an event with no type or no data");
             return;

@@ -42,6 +42,36 @@ class EventHubTest {
     }
 
     @Test
+    void lazyDataIsBuiltOnlyWhenReadAndThenOnceForEveryReader() {
+        EventHub hub = new EventHub(100, 4, registry);
+        AtomicInteger built = new AtomicInteger();
+        hub.publishLazily("request", () -> new JsonObject().put("n", built.incrementAndGet()));
+        assertEquals(0, built.get(), "nobody read the event yet");
+
+        EventHub.Subscription first = hub.subscribe(Set.of(), OptionalLong.of(0), () -> { });
+        EventHub.Subscription second = hub.subscribe(Set.of(), OptionalLong.of(0), () -> { });
+        assertEquals(0, built.get(), "a subscription alone builds nothing");
+        EventHub.Event a = assertInstanceOf(EventHub.Event.class, drain(first).get(0));
+        EventHub.Event b = assertInstanceOf(EventHub.Event.class, drain(second).get(0));
+        assertEquals("{\"n\":1}", a.json());
+        assertEquals("{\"n\":1}", b.json(), "the second reader shares the first one's encoding");
+        assertEquals(1, built.get());
+    }
+
+    @Test
+    void lazyDataThatFailsToBuildIsAnEmptyObjectNotAnError() {
+        EventHub hub = new EventHub(100, 4, registry);
+        EventHub.Subscription s = hub.subscribe(Set.of(), OptionalLong.empty(), () -> { });
+        hub.publishLazily("request", () -> {
+            throw new IllegalStateException("broken event");
+        });
+        hub.publish("request", new JsonObject().put("after", true));
+        List<EventHub.Item> items = drain(s);
+        assertEquals("{}", ((EventHub.Event) items.get(0)).json());
+        assertEquals("{\"after\":true}", ((EventHub.Event) items.get(1)).json(), "the stream goes on");
+    }
+
+    @Test
     void wakeRunsOnlyWhenTheQueueTurnsNonEmpty() {
         EventHub hub = new EventHub(0, 8, registry);
         AtomicInteger wakes = new AtomicInteger();
