@@ -56,6 +56,9 @@ class UpstreamResilienceTest {
         try {
             RouterFixture.Reply reply = nano(vertx.createHttpClient(), router);
             assertProblem(reply, 504, "deadline");
+            String detail = reply.json().getString("detail");
+            assertTrue(detail.contains("500 ms") && !detail.contains("idleTimeoutMs"),
+                    "the whole-request timeout ended it, not the idle one: " + detail);
             assertEquals("nano", reply.header(DataPlaneHandler.HEADER_ASSIGNED_TIER));
         } finally {
             router.close();

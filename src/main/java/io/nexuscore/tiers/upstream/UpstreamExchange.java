@@ -2,6 +2,7 @@ package io.nexuscore.tiers.upstream;
 
 import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierFailure.Kind;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
@@ -25,7 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * connection, {@code firstByteTimeoutMs} from sending to the response head, {@code idleTimeoutMs}
  * between two chunks of the answer, and {@code timeoutMs} over all of it, streamed body included
  * (a stall mid-body ends the exchange at that deadline). A connection obtained after the deadline
- * passed is given back unused: the request is never sent.
+ * passed is given back unused: the request is never sent. The whole-request and first-byte deadlines
+ * are watched by the tier's {@link DeadlineSweep}, so they act up to one sweep period late (a tenth
+ * of the shorter timeout, at most 25 ms).
  *
  * <p>Retries: a connect error, any failure of the exchange before the response head (reset, closed
  * connection, no head within {@code firstByteTimeoutMs}) or a 502/503 answer moves the request to
@@ -36,7 +39,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (counts towards ejection), or void (the client went away: says nothing about the endpoint).
  * Callbacks run on the caller's event loop; {@link #cancel} may come from anywhere.
  */
-final class UpstreamExchange {
+final class UpstreamExchange implements DeadlineSweep.Deadline {
 
     private final UpstreamTierBackend backend;
     private final Buffer body;
@@ -50,7 +53,10 @@ final class UpstreamExchange {
     private volatile boolean idledOut;
     private volatile IdleWatchdog watchdog;
     private volatile ReadStream<Buffer> answer;
-    private long wholeTimer = -1;
+    /** The whole request's deadline no longer matters (the exchange ended, or it passed already). */
+    private volatile boolean wholeSettled;
+    /** The caller's context: where the exchange's callbacks run, and where a passed deadline acts. */
+    private Context context;
 
     UpstreamExchange(UpstreamTierBackend backend, Buffer body, boolean stream) {
         this.backend = backend;
@@ -59,12 +65,17 @@ final class UpstreamExchange {
         this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backend.upstream.timeoutMs());
     }
 
-    /** One endpoint's try, settled once. */
-    private final class Attempt {
+    /**
+     * One endpoint's try, settled once. Watched for its response head ({@code firstByteTimeoutMs}
+     * from sending) by the tier's deadline sweep.
+     */
+    private final class Attempt implements DeadlineSweep.Deadline {
         final UpstreamEndpoint endpoint;
         final AtomicBoolean settled = new AtomicBoolean();
         volatile HttpClientRequest request;
         volatile boolean headReceived;
+        volatile boolean firstByteTimedOut;
+        private long firstByteDueNanos;
 
         Attempt(UpstreamEndpoint endpoint) {
             this.endpoint = endpoint;
@@ -95,11 +106,41 @@ final class UpstreamExchange {
                 r.reset();
             }
         }
+
+        /** Sent now: the response head is due within {@code firstByteTimeoutMs}. */
+        void watchFirstByte() {
+            firstByteDueNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backend.upstream.firstByteTimeoutMs());
+            backend.deadlines.watch(this);
+        }
+
+        @Override
+        public long dueNanos() {
+            return firstByteDueNanos;
+        }
+
+        @Override
+        public boolean settled() {
+            return headReceived || settled.get();
+        }
+
+        /** No head in time: reset the request; its send fails and {@link #sendFailed} retries or answers 504. */
+        @Override
+        public void passed() {
+            context.runOnContext(v -> {
+                HttpClientRequest r = request;
+                if (r != null && !settled()) {
+                    firstByteTimedOut = true;
+                    r.reset(0, new TimeoutException("no response head within "
+                            + backend.upstream.firstByteTimeoutMs() + " ms"));
+                }
+            });
+        }
     }
 
     /** Starts the first attempt; the future carries a 2xx head whose body is not consumed yet. */
     Future<HttpClientResponse> start() {
-        wholeTimer = backend.vertx.setTimer(backend.upstream.timeoutMs(), id -> expire());
+        context = backend.vertx.getOrCreateContext();
+        backend.deadlines.watch(this);
         attempt();
         return head.future();
     }
@@ -154,7 +195,7 @@ final class UpstreamExchange {
     void cancel() {
         cancelled = true;
         stopWatchdog();
-        backend.vertx.cancelTimer(wholeTimer);
+        wholeSettled = true;
         head.tryFail(new TierFailure(Kind.CLOSED, "tier " + backend.tier.label() + ": the client went away"));
         Attempt a = current;
         if (a != null) {
@@ -234,7 +275,7 @@ final class UpstreamExchange {
             finish(deadline("the deadline passed while waiting for a connection; not sent"));
             return;
         }
-        request.idleTimeout(backend.upstream.firstByteTimeoutMs());
+        attempt.watchFirstByte();
         request.send(body).onComplete(ar -> {
             if (ar.failed()) {
                 sendFailed(attempt, ar.cause());
@@ -251,8 +292,8 @@ final class UpstreamExchange {
     }
 
     private void accepted(Attempt attempt, HttpClientRequest request, HttpClientResponse response) {
-        // Vert.x cancelled the first-byte timeout with the head; the body's idle timeout is ours,
-        // so that it ends with the answer (see IdleWatchdog).
+        // The first-byte deadline settled with the head (headReceived); the body's idle timeout is
+        // the IdleWatchdog's, so that it ends with the answer.
         long idleMs = backend.upstream.idleTimeoutMs();
         IdleWatchdog dog = new IdleWatchdog(backend.vertx, idleMs, () -> {
             idledOut = true;
@@ -265,7 +306,7 @@ final class UpstreamExchange {
         }
         response.end().onComplete(end -> {
             dog.stop();
-            backend.vertx.cancelTimer(wholeTimer);
+            wholeSettled = true;
             if (end.succeeded()) {
                 attempt.succeeded();
             } else if (!cancelled) {
@@ -305,7 +346,7 @@ final class UpstreamExchange {
         if (head.future().isComplete()) {
             return; // expire or cancel settled the attempt already
         }
-        if (cause instanceof TimeoutException) {
+        if (attempt.firstByteTimedOut || cause instanceof TimeoutException) {
             String why = attempt.endpoint.display() + " sent no response head within "
                     + backend.upstream.firstByteTimeoutMs() + " ms";
             attempt.failed(why);
@@ -335,7 +376,7 @@ final class UpstreamExchange {
     }
 
     private void finish(TierFailure failure) {
-        backend.vertx.cancelTimer(wholeTimer);
+        wholeSettled = true;
         if (!head.future().isComplete()) {
             backend.reported(failure, endpoint()); // before the client's answer, so the event is never later
             head.tryFail(failure);
@@ -349,8 +390,28 @@ final class UpstreamExchange {
         }
     }
 
-    /** The whole-request timer: before the head, a 504; after it, the body is cut off. */
+    @Override
+    public long dueNanos() {
+        return deadlineNanos;
+    }
+
+    @Override
+    public boolean settled() {
+        return wholeSettled;
+    }
+
+    /** The whole request's deadline passed: {@link #expire} on the exchange's own context. */
+    @Override
+    public void passed() {
+        context.runOnContext(v -> expire());
+    }
+
+    /** The whole-request deadline: before the head, a 504; after it, the body is cut off. */
     private void expire() {
+        if (wholeSettled) {
+            return; // it ended between the sweep's look and this turn of its loop
+        }
+        wholeSettled = true;
         expired = true;
         stopWatchdog();
         Attempt a = current;

@@ -55,6 +55,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     final UpstreamConfig upstream;
     final long maxQueueWaitMs;
     final LoopClients clients;
+    /** Every exchange's whole-request and first-byte deadlines, swept together (no timer per request). */
+    final DeadlineSweep deadlines;
     final EndpointPool pool;
     private final String model;
     private final ChatRequestBody requestBody;
@@ -112,6 +114,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                 .setHttp1MaxSize(shareOf(config.instances(), slots))
                 .setMaxWaitQueueSize(shareOf(config.queueCapacity(), slots));
         this.clients = new LoopClients(() -> vertx.createHttpClient(options, pool), slots);
+        this.deadlines = new DeadlineSweep(vertx, DeadlineSweep.periodFor(upstream.timeoutMs(), upstream.firstByteTimeoutMs()));
         String label = tier.label();
         retries = Counter.builder("nexus_upstream_retries")
                 .description("Upstream attempts retried on another endpoint (connect error or 502/503, nothing sent to the client yet)")
