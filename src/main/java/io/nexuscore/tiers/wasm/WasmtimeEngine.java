@@ -50,6 +50,7 @@ public final class WasmtimeEngine implements WasmEngine {
             config.staticMemoryMaximumSize(MAX_MEMORY_PAGES * 65_536L);
             this.engine = new Engine(config);
         }
+        ExtractedLibraryCleanup.afterLoad();
         ticker = new Thread(this::tick, "wasmtime-epoch");
         ticker.setDaemon(true);
         ticker.start();
