@@ -125,11 +125,7 @@ public final class EventHub implements EventSink {
      */
     @Override
     public void publish(String type, JsonObject data) {
-        if (data == null) {
-            LOG.log(Level.WARNING, "ignoring an event with no data");
-            return;
-        }
-        publishLazily(type, () -> data);
+        publishLazily(type, data == null ? null : () -> data);
     }
 
     /** As {@link #publish}, with the data built on first read (by a subscriber or a resume), if ever. */

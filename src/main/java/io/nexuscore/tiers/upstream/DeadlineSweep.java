@@ -66,10 +66,6 @@ final class DeadlineSweep {
         return Math.max(1, Math.min(25, shortest / 10));
     }
 
-    long periodMs() {
-        return periodMs;
-    }
-
     /** Watches {@code deadline} until it settles or passes. Any thread. */
     void watch(Deadline deadline) {
         watched.add(deadline);
@@ -83,7 +79,12 @@ final class DeadlineSweep {
 
     private void armIfIdle() {
         if (!armed.get() && armed.compareAndSet(false, true)) {
-            vertx.setTimer(periodMs, id -> sweep());
+            try {
+                vertx.setTimer(periodMs, id -> sweep());
+            } catch (RuntimeException e) {
+                armed.set(false); // no timer came of it (Vert.x closing): let the next watch try again
+                throw e;
+            }
         }
     }
 
