@@ -32,7 +32,18 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
         return !work.simulation().equals(TierRequest.Simulation.NONE);
     }
 
+    /**
+     * The request, or a {@link ProblemException} naming what is wrong with it. The common request
+     * takes {@link StreamingRequestParser}'s single pass; whatever it declines (errors included, so
+     * an invalid body is read twice) is decided by {@link #parseTree}, the reference.
+     */
     static InferenceRequest parse(Endpoint endpoint, Buffer body, boolean testHooks) {
+        InferenceRequest fast = StreamingRequestParser.parse(endpoint, body, testHooks);
+        return fast != null ? fast : parseTree(endpoint, body, testHooks);
+    }
+
+    /** The reference parse over the JSON tree: every shape, every error message. */
+    static InferenceRequest parseTree(Endpoint endpoint, Buffer body, boolean testHooks) {
         JsonObject json;
         try {
             json = body.length() == 0 ? null : new JsonObject(body);

@@ -2,6 +2,7 @@ package io.nexuscore.dataplane;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,11 @@ import io.nexuscore.http.ProblemException;
 import io.nexuscore.tiers.TierRequest;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -73,5 +79,97 @@ class InferenceRequestTest {
         assertEquals("invalid-request", e.problem().slug());
         assertTrue(e.problem().detail().contains("simulate_ms, simulate_spin"), e.problem().detail());
         assertFalse(InferenceRequest.parse(TASK, Buffer.buffer("{\"prompt\":\"hi\"}"), false).simulated());
+    }
+
+    private static final Endpoint COMPLETION = Endpoint.match(HttpMethod.POST, "/v1/completions");
+
+    /** What a parse came to: the request, or the problem's status and detail. */
+    private static Object outcome(Supplier<InferenceRequest> parse) {
+        try {
+            return parse.get();
+        } catch (ProblemException e) {
+            return e.problem().status() + " " + e.problem().slug() + ": " + e.problem().detail();
+        }
+    }
+
+    @Test
+    void theStreamingPassTakesTheCommonRequestsWhole() {
+        List<String> common = List.of(
+                "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello.\"}]}",
+                "{\"messages\":[{\"role\":\"system\",\"content\":\"be \\\"brief\\\"\\n\"},{\"role\":\"user\",\"content\":null,"
+                        + "\"name\":{\"x\":[1,2]}}],\"max_tokens\":64,\"stream\":true,"
+                        + "\"stream_options\":{\"include_usage\":true},\"temperature\":0.2}",
+                " { \"stream\" : false , \"messages\" : [ { \"content\" : \"\\u00e9t\\u00e9\" , \"role\" : \"user\" } ] } ");
+        for (String body : common) {
+            InferenceRequest fast = StreamingRequestParser.parse(CHAT, Buffer.buffer(body), false);
+            assertNotNull(fast, body);
+            assertEquals(InferenceRequest.parseTree(CHAT, Buffer.buffer(body), false), fast, body);
+        }
+        assertEquals("été", StreamingRequestParser.parse(CHAT, Buffer.buffer(common.get(2)), false).work().prompt());
+        assertNotNull(StreamingRequestParser.parse(TASK, Buffer.buffer("{\"prompt\":\"p\",\"simulate_ms\":3}"), true));
+        assertNotNull(StreamingRequestParser.parse(COMPLETION, Buffer.buffer("{\"prompt\":\"p\",\"model\":7}"), false));
+    }
+
+    /**
+     * The streaming pass against the tree, on bodies drawn from every shape each field can take
+     * (right, wrong, null, repeated, nested, out of range) and a few broken documents: the same
+     * request or the same problem, for every endpoint kind and with test hooks on and off.
+     */
+    @Test
+    void theStreamingPassAndTheTreeAgreeOnEveryShape() {
+        List<String> messages = List.of(
+                "[{\"role\":\"user\",\"content\":\"hi\"}]",
+                "[{\"role\":\"user\",\"content\":\"a\"},{\"role\":\"assistant\",\"content\":null},{\"role\":\"user\"}]",
+                "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"p\"},{\"text\":3},7]}]",
+                "[{\"role\":\"user\",\"content\":\"x\",\"content\":\"y\"}]",
+                "[{\"role\":\"user\",\"role\":5,\"content\":\"x\"}]",
+                "[{\"role\":5,\"content\":\"x\"}]", "[{\"content\":\"x\"}]", "[{\"role\":\"u\",\"content\":{}}]",
+                "[]", "[1]", "[null]", "{}", "\"text\"", "null", "7");
+        List<String> prompts = List.of("\"p\"", "[\"a\",\"b\"]", "[\"a\",1]", "null", "3", "{\"p\":1}");
+        List<String> integers = List.of("0", "7", "2147483647", "2147483648", "-1", "1.0", "1.5", "1e3",
+                "99999999999999999999", "null", "\"7\"", "true", "[]");
+        List<String> booleans = List.of("true", "false", "null", "\"true\"", "1", "{}");
+        List<String> options = List.of("{\"include_usage\":true}", "{\"include_usage\":false,\"x\":[1]}",
+                "{\"include_usage\":\"y\"}", "{\"include_usage\":true,\"include_usage\":false}", "null", "[]", "true");
+        List<String> models = List.of("\"m\"", "null", "5", "{\"a\":\"b\"}", "[\"m\"]");
+        Random random = new Random(20261203);
+        List<String> bodies = new ArrayList<>(List.of("", "{", "[1]", "{\"messages\":[{\"role\":\"u\",\"content\":\"x\"}]} x",
+                "{\"messages\":[{\"role\":\"u\",\"content\":\"x\"}]}{}", "{\"prompt\":\"p\"", "{\"prompt\":\"\\ud800\"}"));
+        for (int i = 0; i < 4000; i++) {
+            List<String> fields = new ArrayList<>();
+            maybe(random, fields, "messages", messages, 0.8);
+            maybe(random, fields, "prompt", prompts, 0.5);
+            maybe(random, fields, "max_tokens", integers, 0.3);
+            maybe(random, fields, "simulate_ms", integers, 0.1);
+            maybe(random, fields, "simulate_alloc_bytes", integers, 0.1);
+            maybe(random, fields, "simulate_spin", booleans, 0.1);
+            maybe(random, fields, "stream", booleans, 0.3);
+            maybe(random, fields, "stream_options", options, 0.2);
+            maybe(random, fields, "model", models, 0.5);
+            maybe(random, fields, "temperature", List.of("0.5", "[{\"deep\":[[]]}]"), 0.2);
+            if (!fields.isEmpty() && random.nextDouble() < 0.1) {
+                fields.add(fields.get(random.nextInt(fields.size()))); // a repeated field
+            }
+            Collections.shuffle(fields, random);
+            bodies.add("{" + String.join(",", fields) + "}");
+        }
+        int taken = 0;
+        for (String body : bodies) {
+            for (Endpoint endpoint : List.of(CHAT, COMPLETION, TASK)) {
+                for (boolean hooks : List.of(true, false)) {
+                    Object tree = outcome(() -> InferenceRequest.parseTree(endpoint, Buffer.buffer(body), hooks));
+                    Object both = outcome(() -> InferenceRequest.parse(endpoint, Buffer.buffer(body), hooks));
+                    assertEquals(tree, both, () -> endpoint.kind() + " hooks=" + hooks + " " + body);
+                    taken += StreamingRequestParser.parse(endpoint, Buffer.buffer(body), hooks) != null ? 1 : 0;
+                }
+            }
+        }
+        assertTrue(taken > 500, "the streaming pass took only " + taken + " of the generated requests");
+    }
+
+    private static void maybe(Random random, List<String> fields, String name, List<String> values, double p) {
+        if (random.nextDouble() < p) {
+            fields.add("\"" + name + "\":" + values.get(random.nextInt(values.size())));
+        }
     }
 }

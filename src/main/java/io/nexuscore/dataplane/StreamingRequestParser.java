@@ -1,0 +1,212 @@
+package io.nexuscore.dataplane;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.nexuscore.tiers.TierRequest;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.jackson.JacksonCodec;
+import java.io.IOException;
+
+/**
+ * The common, well-formed inference request read in one streaming pass, without the JSON tree
+ * {@link InferenceRequest#parseTree} builds (the tree was the largest step of the data plane's own
+ * work on the event loop: ~6 % of its samples on the Wasm path).
+ *
+ * <p>It only ever accepts: anything off the common path (malformed JSON, a field of an unexpected
+ * type or out of range, a repeated field the request reads, content parts, a test hook on a router
+ * without them, trailing content) makes {@link #parse} return null, and the tree parse then decides
+ * with its exact errors. So the two agree by construction on every input the fast path declines,
+ * and {@code InferenceRequestTest} holds them equal on those it accepts. Same parser factory as the
+ * tree (Vert.x's), so the same limits and string decoding.
+ */
+final class StreamingRequestParser {
+
+    private StreamingRequestParser() {
+    }
+
+    /** Thrown inside the pass to decline the request to the tree parse. */
+    private static final class Declined extends Exception {
+        static final Declined INSTANCE = new Declined();
+
+        private Declined() {
+            super(null, null, false, false);
+        }
+    }
+
+    /** The request, or null when the tree parse must decide. */
+    static InferenceRequest parse(Endpoint endpoint, Buffer body, boolean testHooks) {
+        if (body.length() == 0 || endpoint.kind() == Endpoint.Kind.MODELS) {
+            return null;
+        }
+        try (JsonParser p = JacksonCodec.createParser(body)) {
+            return read(p, endpoint, testHooks);
+        } catch (Declined | IOException | RuntimeException e) {
+            return null; // malformed or unusual: the tree parse names what is wrong
+        }
+    }
+
+    private static InferenceRequest read(JsonParser p, Endpoint endpoint, boolean testHooks)
+            throws IOException, Declined {
+        expect(p.nextToken() == JsonToken.START_OBJECT);
+        boolean chat = endpoint.kind() == Endpoint.Kind.CHAT;
+        String prompt = null;
+        long maxTokens = 0;
+        long simulateMs = 0;
+        long simulateAlloc = 0;
+        boolean simulateSpin = false;
+        boolean stream = false;
+        boolean includeUsage = false;
+        String model = null;
+        int seen = 0; // one bit per field read: a repeated one declines (the tree keeps the last)
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken value = p.nextToken();
+            switch (field) {
+                case "messages" -> {
+                    if (chat) {
+                        seen = once(seen, 1);
+                        prompt = messages(p, value);
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                case "prompt" -> {
+                    if (!chat) {
+                        seen = once(seen, 2);
+                        expect(value == JsonToken.VALUE_STRING);
+                        prompt = p.getText();
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                case "max_tokens" -> {
+                    seen = once(seen, 4);
+                    maxTokens = integer(p, value, Integer.MAX_VALUE);
+                }
+                case "simulate_ms" -> {
+                    expect(testHooks);
+                    seen = once(seen, 8);
+                    simulateMs = integer(p, value, Integer.MAX_VALUE);
+                }
+                case "simulate_alloc_bytes" -> {
+                    expect(testHooks);
+                    seen = once(seen, 16);
+                    simulateAlloc = integer(p, value, Long.MAX_VALUE);
+                }
+                case "simulate_spin" -> {
+                    expect(testHooks);
+                    seen = once(seen, 32);
+                    simulateSpin = bool(value);
+                }
+                case "stream" -> {
+                    seen = once(seen, 64);
+                    stream = bool(value);
+                }
+                case "stream_options" -> {
+                    seen = once(seen, 128);
+                    includeUsage = streamOptions(p, value);
+                }
+                case "model" -> {
+                    seen = once(seen, 256);
+                    model = value == JsonToken.VALUE_STRING ? p.getText() : null;
+                    p.skipChildren();
+                }
+                default -> p.skipChildren();
+            }
+        }
+        expect(p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null);
+        expect(prompt != null); // messages or prompt missing: the tree names which
+        return new InferenceRequest(
+                new TierRequest(endpoint.task(), prompt, (int) maxTokens,
+                        new TierRequest.Simulation((int) simulateMs, simulateAlloc, simulateSpin)),
+                stream, includeUsage, model);
+    }
+
+    /** Chat messages flattened as the tree does: each a {role: string, content: string or null}, joined by "\n". */
+    private static String messages(JsonParser p, JsonToken value) throws IOException, Declined {
+        expect(value == JsonToken.START_ARRAY);
+        StringBuilder prompt = new StringBuilder();
+        int count = 0;
+        JsonToken token;
+        while ((token = p.nextToken()) != JsonToken.END_ARRAY) {
+            expect(token == JsonToken.START_OBJECT);
+            boolean role = false;
+            String content = null;
+            boolean contentSeen = false;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                JsonToken v = p.nextToken();
+                if (field.equals("role")) {
+                    expect(!role && v == JsonToken.VALUE_STRING);
+                    role = true;
+                } else if (field.equals("content")) {
+                    expect(!contentSeen && (v == JsonToken.VALUE_STRING || v == JsonToken.VALUE_NULL));
+                    contentSeen = true;
+                    content = v == JsonToken.VALUE_STRING ? p.getText() : null;
+                } else {
+                    p.skipChildren();
+                }
+            }
+            expect(role);
+            if (count++ > 0) {
+                prompt.append('\n');
+            }
+            if (content != null) {
+                prompt.append(content);
+            }
+        }
+        expect(count > 0);
+        return prompt.toString();
+    }
+
+    /** An integer in 0..max, or null (0); fractions and big integers decline (the tree judges them). */
+    private static long integer(JsonParser p, JsonToken value, long max) throws IOException, Declined {
+        if (value == JsonToken.VALUE_NULL) {
+            return 0;
+        }
+        expect(value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER);
+        long n = p.getLongValue();
+        expect(n >= 0 && n <= max);
+        return n;
+    }
+
+    private static boolean bool(JsonToken value) throws Declined {
+        if (value == JsonToken.VALUE_NULL) {
+            return false;
+        }
+        expect(value == JsonToken.VALUE_TRUE || value == JsonToken.VALUE_FALSE);
+        return value == JsonToken.VALUE_TRUE;
+    }
+
+    private static boolean streamOptions(JsonParser p, JsonToken value) throws IOException, Declined {
+        if (value == JsonToken.VALUE_NULL) {
+            return false;
+        }
+        expect(value == JsonToken.START_OBJECT);
+        boolean include = false;
+        boolean seen = false;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken v = p.nextToken();
+            if (field.equals("include_usage")) {
+                expect(!seen);
+                seen = true;
+                include = bool(v);
+            } else {
+                p.skipChildren();
+            }
+        }
+        return include;
+    }
+
+    private static int once(int seen, int bit) throws Declined {
+        expect((seen & bit) == 0);
+        return seen | bit;
+    }
+
+    private static void expect(boolean holds) throws Declined {
+        if (!holds) {
+            throw Declined.INSTANCE;
+        }
+    }
+}
