@@ -10,6 +10,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * The data plane's meters (all {@code nexus_} prefixed in Prometheus). Hot-path meters are looked
@@ -20,7 +21,8 @@ public final class DataPlaneMetrics {
     private final MeterRegistry registry;
     private final Map<Tier, Timer> latency = new EnumMap<>(Tier.class);
     private final Map<RouteSource, Counter> routeSources = new EnumMap<>(RouteSource.class);
-    private final Map<String, Counter> requests = new ConcurrentHashMap<>();
+    /** nexus_requests by assigned tier, then by status - 100 (100..599): no key built per request. */
+    private final Map<Tier, AtomicReferenceArray<Counter>> requests = new EnumMap<>(Tier.class);
     private final Map<String, Counter> fallbacks = new ConcurrentHashMap<>();
     private final Map<String, Counter> httpErrors = new ConcurrentHashMap<>();
     private final Map<String, Counter> tierFallbacks = new ConcurrentHashMap<>();
@@ -37,6 +39,9 @@ public final class DataPlaneMetrics {
                     .publishPercentiles(0.5, 0.95, 0.99)
                     .register(registry));
         }
+        for (Tier tier : Tier.values()) {
+            requests.put(tier, new AtomicReferenceArray<>(500));
+        }
         for (RouteSource source : RouteSource.values()) {
             routeSources.put(source, Counter.builder("nexus_route_source")
                     .description("Requests by who decided the tier: kernel verdict or Java scorer")
@@ -50,11 +55,21 @@ public final class DataPlaneMetrics {
 
     void request(Tier assigned, int status, long latencyNanos) {
         latency.get(assigned).record(latencyNanos, TimeUnit.NANOSECONDS);
-        requests.computeIfAbsent(assigned.label() + '/' + status, key -> Counter.builder("nexus_requests")
-                .description("Completed data-plane requests by assigned tier and HTTP status")
-                .tag("tier", assigned.label())
-                .tag("status", Integer.toString(status))
-                .register(registry)).increment();
+        boolean cached = status >= 100 && status <= 599;
+        AtomicReferenceArray<Counter> byStatus = requests.get(assigned);
+        Counter counter = cached ? byStatus.get(status - 100) : null;
+        if (counter == null) {
+            // Two loops racing here register the same meter: the registry returns it to both.
+            counter = Counter.builder("nexus_requests")
+                    .description("Completed data-plane requests by assigned tier and HTTP status")
+                    .tag("tier", assigned.label())
+                    .tag("status", Integer.toString(status))
+                    .register(registry);
+            if (cached) {
+                byStatus.set(status - 100, counter);
+            }
+        }
+        counter.increment();
     }
 
     void routeSource(RouteSource source) {

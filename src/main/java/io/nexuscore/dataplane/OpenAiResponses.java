@@ -5,6 +5,7 @@ import io.nexuscore.tiers.TierReply;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Renders tier replies in the OpenAI response schema (the task endpoint uses the completion shape). */
@@ -25,23 +26,41 @@ final class OpenAiResponses {
         byte[] text = JsonStringEncoder.getInstance().quoteAsUTF8(reply.text());
         byte[] model = JsonStringEncoder.getInstance().quoteAsUTF8(reply.model());
         Buffer out = Buffer.buffer(256 + text.length + model.length);
-        out.appendString(chat ? "{\"id\":\"chatcmpl-nx" : "{\"id\":\"cmpl-nx").appendString(Long.toString(SEQUENCE.incrementAndGet()))
-                .appendString(chat ? "\",\"object\":\"chat.completion\",\"created\":" : "\",\"object\":\"text_completion\",\"created\":")
+        out.appendBytes(chat ? CHAT_ID : COMPLETION_ID).appendString(Long.toString(SEQUENCE.incrementAndGet()))
+                .appendBytes(chat ? CHAT_OBJECT : COMPLETION_OBJECT)
                 .appendString(Long.toString(created))
-                .appendString(",\"model\":\"").appendBytes(model)
-                .appendString(chat ? "\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\""
-                        : "\",\"choices\":[{\"index\":0,\"text\":\"")
+                .appendBytes(MODEL).appendBytes(model)
+                .appendBytes(chat ? CHAT_CHOICE : COMPLETION_CHOICE)
                 .appendBytes(text)
-                .appendString(chat ? "\"},\"finish_reason\":\"stop\"}]" : "\",\"logprobs\":null,\"finish_reason\":\"stop\"}]")
-                .appendString(",\"usage\":{\"prompt_tokens\":").appendString(Integer.toString(reply.promptTokens()))
-                .appendString(",\"completion_tokens\":").appendString(Integer.toString(reply.completionTokens()))
-                .appendString(",\"total_tokens\":").appendString(Integer.toString(reply.promptTokens() + reply.completionTokens()))
-                .appendString("}");
+                .appendBytes(chat ? CHAT_CHOICE_END : COMPLETION_CHOICE_END)
+                .appendBytes(PROMPT_TOKENS).appendString(Integer.toString(reply.promptTokens()))
+                .appendBytes(COMPLETION_TOKENS).appendString(Integer.toString(reply.completionTokens()))
+                .appendBytes(TOTAL_TOKENS).appendString(Integer.toString(reply.promptTokens() + reply.completionTokens()))
+                .appendByte((byte) '}');
         if (endpoint.kind() == Endpoint.Kind.TASK) {
-            out.appendString(",\"task\":\"").appendBytes(JsonStringEncoder.getInstance().quoteAsUTF8(endpoint.task()))
-                    .appendString("\"");
+            out.appendBytes(TASK).appendBytes(JsonStringEncoder.getInstance().quoteAsUTF8(endpoint.task()))
+                    .appendByte((byte) '"');
         }
-        return out.appendString("}");
+        return out.appendByte((byte) '}');
+    }
+
+    /* renderBytes' fixed fragments, encoded once. */
+    private static final byte[] CHAT_ID = ascii("{\"id\":\"chatcmpl-nx");
+    private static final byte[] COMPLETION_ID = ascii("{\"id\":\"cmpl-nx");
+    private static final byte[] CHAT_OBJECT = ascii("\",\"object\":\"chat.completion\",\"created\":");
+    private static final byte[] COMPLETION_OBJECT = ascii("\",\"object\":\"text_completion\",\"created\":");
+    private static final byte[] MODEL = ascii(",\"model\":\"");
+    private static final byte[] CHAT_CHOICE = ascii("\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"");
+    private static final byte[] COMPLETION_CHOICE = ascii("\",\"choices\":[{\"index\":0,\"text\":\"");
+    private static final byte[] CHAT_CHOICE_END = ascii("\"},\"finish_reason\":\"stop\"}]");
+    private static final byte[] COMPLETION_CHOICE_END = ascii("\",\"logprobs\":null,\"finish_reason\":\"stop\"}]");
+    private static final byte[] PROMPT_TOKENS = ascii(",\"usage\":{\"prompt_tokens\":");
+    private static final byte[] COMPLETION_TOKENS = ascii(",\"completion_tokens\":");
+    private static final byte[] TOTAL_TOKENS = ascii(",\"total_tokens\":");
+    private static final byte[] TASK = ascii(",\"task\":\"");
+
+    private static byte[] ascii(String fragment) {
+        return fragment.getBytes(StandardCharsets.US_ASCII);
     }
 
     static JsonObject render(Endpoint endpoint, TierReply reply) {
