@@ -1,0 +1,62 @@
+package io.nexuscore.dataplane;
+
+import io.nexuscore.classify.Tier;
+import io.nexuscore.tiers.TierReply;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+
+/**
+ * CPU per call of the data plane's request parse and answer render, in process (no network, so
+ * far steadier than a load test on a noisy VM): the JSON tree parse (the reference), the parse the
+ * data plane runs (streaming pass, tree for what it declines), and the byte-level answer render.
+ * Lives in the dataplane package to reach the package-private parsers.
+ *
+ * <p>Usage: RequestParseBench [ROUNDS] [CALLS_PER_ROUND]; prints one line per round, then the
+ * median of each column and the tree/streaming ratio. The body is the data-plane bench's.
+ */
+public final class RequestParseBench {
+
+    private RequestParseBench() {
+    }
+
+    public static void main(String[] args) {
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 8;
+        int calls = args.length > 1 ? Integer.parseInt(args[1]) : 500_000;
+        Endpoint chat = Endpoint.match(HttpMethod.POST, "/v1/chat/completions");
+        Buffer body = Buffer.buffer("{\"model\":\"bench\",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello in five words.\"}]}");
+        TierReply reply = new TierReply("Hello there, how are you today?", Tier.NANO, 10, 5, 7, "nexus-nano");
+        long[][] ns = new long[3][rounds];
+        long sink = 0;
+        for (int round = 0; round < rounds; round++) {
+            long t0 = System.nanoTime();
+            for (int i = 0; i < calls; i++) {
+                sink += InferenceRequest.parseTree(chat, body, false).work().prompt().length();
+            }
+            long t1 = System.nanoTime();
+            for (int i = 0; i < calls; i++) {
+                sink += InferenceRequest.parse(chat, body, false).work().prompt().length();
+            }
+            long t2 = System.nanoTime();
+            for (int i = 0; i < calls; i++) {
+                sink += OpenAiResponses.renderBytes(chat, reply).length();
+            }
+            long t3 = System.nanoTime();
+            ns[0][round] = (t1 - t0) / calls;
+            ns[1][round] = (t2 - t1) / calls;
+            ns[2][round] = (t3 - t2) / calls;
+            System.out.printf("round %d: tree parse %d ns, data-plane parse %d ns, render %d ns%n",
+                    round + 1, ns[0][round], ns[1][round], ns[2][round]);
+        }
+        long tree = median(ns[0]);
+        long parse = median(ns[1]);
+        System.out.printf("median of %d rounds (the first ones warm the JIT up): tree parse %d ns, data-plane parse %d ns "
+                + "(%.1fx faster), render %d ns%s%n", rounds, tree, parse, (double) tree / parse, median(ns[2]),
+                sink == 42 ? "" : "");
+    }
+
+    private static long median(long[] values) {
+        long[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        return sorted[sorted.length / 2];
+    }
+}
