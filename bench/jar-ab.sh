@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# A/B of router builds on the upstream path, kernel mode, peers in the same rounds:
+#   each round measures bare, nginx → bare and vertx-proxy → bare, then every given router jar in
+#   turn (started fresh, its tiers forwarding to bare, warmed WARM seconds at c=64, measured SECONDS
+#   at c=64 with wrk), printing req/s, P50 and the servers' CPU per request (user+sys from /proc;
+#   for forwarding targets the proxy plus its upstream).
+# On a noisy machine one pair of load runs cannot show a change worth a few per cent: run several
+# rounds and read the pairs, not one line.
+#
+# Usage: bench/jar-ab.sh ROUNDS JAR...      env: SECONDS_PER_POINT=8 WARM=60
+# Save a jar before a change (cp target/nexuscore-*.jar /tmp/before.jar), build, then
+#   bash bench/jar-ab.sh 2 /tmp/before.jar target/nexuscore-0.1.0-SNAPSHOT.jar
+# Takes /tmp/nx-bench.lock for the whole run and /tmp/nx-lo.lock while a router is attached to lo;
+# every process started here is stopped by PID, every pin dir removed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ -z "${NX_BENCH_LOCKED:-}" ]; then
+  NX_BENCH_LOCKED=1 exec flock /tmp/nx-bench.lock "$0" "$@"
+fi
+[ $# -ge 2 ] || { echo "usage: $0 ROUNDS JAR..." >&2; exit 2; }
+rounds=$1; shift
+for jar in "$@"; do [ -f "$jar" ] || { echo "bench: no jar at $jar" >&2; exit 2; }; done
+secs=${SECONDS_PER_POINT:-8}
+warm=${WARM:-60}
+
+source scripts/build-lib.sh
+cp=$(nx_bench_classpath io.nexuscore.bench.BareServer)
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$tmp" /sys/fs/bpf/nexuscore-jarab-$$-*
+}
+trap cleanup EXIT
+
+free_port() {
+  while :; do
+    port=$((20000 + RANDOM % 20000))
+    if ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "$port"; return; fi
+  done
+}
+wait_port() { # port pid
+  for _ in $(seq 1 1200); do
+    (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
+    kill -0 "$2" 2>/dev/null || { echo "bench: process $2 died before listening on $1" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "bench: nothing listening on port $1" >&2; return 1
+}
+cpu_ticks() { local total=0 f; for pid in "$@"; do read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat"); total=$((total + f[11] + f[12])); done; echo "$total"; }
+cat > "$tmp/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
+LUA
+point() { # name port pid...
+  local name=$1 url="http://127.0.0.1:$2/v1/chat/completions"; shift 2
+  wrk -t1 -c64 -d3s -s "$tmp/post.lua" "$url" > /dev/null
+  local before after; before=$(cpu_ticks "$@")
+  wrk -t1 -c64 -d"${secs}s" --latency -s "$tmp/post.lua" "$url" > "$tmp/wrk.out"
+  after=$(cpu_ticks "$@")
+  local n; n=$(awk '/requests in/ { print $1 }' "$tmp/wrk.out")
+  printf "%-40s c=64 rps=%-7s p50=%-9s cpu_us_per_req=%.1f\n" "$name" \
+    "$(awk '/^Requests\/sec/ { printf "%.0f", $2 }' "$tmp/wrk.out")" "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.out")" \
+    "$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$n" 'BEGIN { print n ? t * 1e6 / hz / n : 0 }')"
+}
+
+bare_port=$(free_port)
+java -cp "$cp" io.nexuscore.bench.BareServer "$bare_port" 2 > "$tmp/bare.log" 2>&1 &
+bare_pid=$!; pids+=("$bare_pid"); wait_port "$bare_port" "$bare_pid"
+proxy_port=$(free_port)
+java -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" 2 > "$tmp/proxy.log" 2>&1 &
+proxy_pid=$!; pids+=("$proxy_pid"); wait_port "$proxy_port" "$proxy_pid"
+nginx_port=$(free_port); mkdir -p "$tmp/nginx"
+cat > "$tmp/nginx.conf" <<NGINX
+worker_processes 2;
+pid $tmp/nginx.pid;
+error_log $tmp/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $tmp/nginx/body; proxy_temp_path $tmp/nginx/proxy;
+  fastcgi_temp_path $tmp/nginx/fastcgi; uwsgi_temp_path $tmp/nginx/uwsgi; scgi_temp_path $tmp/nginx/scgi;
+  upstream bare { server 127.0.0.1:$bare_port; keepalive 64; }
+  server { listen 127.0.0.1:$nginx_port; location / { proxy_pass http://bare; proxy_http_version 1.1; proxy_set_header Connection ""; } }
+}
+NGINX
+nginx -c "$tmp/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
+nginx_pid=$!; pids+=("$nginx_pid"); wait_port "$nginx_port" "$nginx_pid"
+nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
+for port in "$bare_port" "$proxy_port"; do
+  wrk -t1 -c64 -d20s -s "$tmp/post.lua" "http://127.0.0.1:$port/v1/chat/completions" > /dev/null
+done
+tiers=""
+for t in nano small large; do
+  tiers+="${tiers:+, }\"$t\": {\"model\": \"nexus-$t\", \"instances\": 64, \"queueCapacity\": 4096,
+    \"upstream\": {\"baseUrl\": \"http://127.0.0.1:$bare_port/v1\", \"model\": \"bare\", \"timeoutMs\": 10000}}"
+done
+echo "# $(date -u +%FT%TZ), $(nproc) cores, $rounds rounds, ${warm}s warm-up per router, ${secs}s per point"
+for round in $(seq 1 "$rounds"); do
+  point bare "$bare_port" "$bare_pid"
+  # shellcheck disable=SC2086
+  point "nginx -> upstream" "$nginx_port" "$nginx_pid" $nginx_workers "$bare_pid"
+  point "vertx-proxy -> upstream" "$proxy_port" "$proxy_pid" "$bare_pid"
+  i=0
+  for jar in "$@"; do
+    i=$((i + 1))
+    data_port=$(free_port); control_port=$(free_port); pin_dir=/sys/fs/bpf/nexuscore-jarab-$$-$i
+    cat > "$tmp/router.json" <<JSON
+{"dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": 2},
+ "control": {"port": $control_port, "stateFile": "$tmp/state-$i.json"},
+ "kernel": {"mode": "kernel", "pinDir": "$pin_dir", "interfaces": ["lo"]},
+ "tiers": { $tiers }}
+JSON
+    (
+      exec 9> /tmp/nx-lo.lock; flock 9
+      java -jar "$jar" --config "$tmp/router.json" > "$tmp/router-$i.log" 2>&1 &
+      pid=$!
+      trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$pin_dir"' EXIT
+      wait_port "$data_port" "$pid" || { tail -20 "$tmp/router-$i.log" >&2; exit 1; }
+      for _ in $(seq 1 100); do grep -q "data plane on" "$tmp/router-$i.log" && break; sleep 0.1; done
+      grep -q "kernel mode" "$tmp/router-$i.log" || { echo "bench: $jar did not start in kernel mode" >&2; exit 1; }
+      wrk -t1 -c64 -d"${warm}s" -s "$tmp/post.lua" "http://127.0.0.1:$data_port/v1/chat/completions" > /dev/null
+      point "router $i ($(basename "$jar")) -> upstream" "$data_port" "$pid" "$bare_pid"
+    )
+  done
+done
