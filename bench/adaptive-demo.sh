@@ -23,14 +23,9 @@ fi
 bash scripts/mount-bpffs.sh
 
 source scripts/build-lib.sh
+source bench/bench-lib.sh
 jar=$(nx_fresh_jar)
 
-free_port() {
-  while :; do
-    port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "$port"; return; fi
-  done
-}
 
 data_port=$(free_port)
 control_port=$(free_port)

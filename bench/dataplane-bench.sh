@@ -40,25 +40,9 @@ loadgens=${LOADGENS:-wrk java}
 [ -n "${JFR_DIR:-}" ] && mkdir -p "$JFR_DIR" && JFR_DIR=$(cd "$JFR_DIR" && pwd)
 
 source scripts/build-lib.sh
+source bench/bench-lib.sh
 jar=$(nx_fresh_jar)
 cp=$(nx_bench_classpath io.nexuscore.bench.LoadGenerator)
-
-free_port() {
-  while :; do
-    port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "$port"; return; fi
-  done
-}
-
-wait_port() { # port pid
-  for _ in $(seq 1 1200); do
-    if (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; then return 0; fi
-    kill -0 "$2" 2>/dev/null || { echo "bench: process $2 died before listening on $1" >&2; return 1; }
-    sleep 0.1
-  done
-  echo "bench: nothing listening on port $1" >&2
-  return 1
-}
 
 pids=()
 pin_dirs=()
@@ -76,15 +60,6 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-cpu_ticks() { # pid... -> utime+stime of every process, in clock ticks
-  local total=0
-  for pid in "$@"; do
-    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat")
-    total=$((total + f[11] + f[12]))
-  done
-  echo "$total"
-}
 
 to_us() { # wrk latency ("812.00us", "1.23ms", "2.01s") -> integer microseconds
   awk -v v="$1" 'BEGIN { n = v + 0; if (v ~ /us$/) f = 1; else if (v ~ /ms$/) f = 1000; else if (v ~ /s$/) f = 1000000; else f = 1;

@@ -25,6 +25,7 @@ secs=${SECONDS_PER_POINT:-8}
 warm=${WARM:-60}
 
 source scripts/build-lib.sh
+source bench/bench-lib.sh
 cp=$(nx_bench_classpath io.nexuscore.bench.BareServer)
 tmp=$(mktemp -d)
 pids=()
@@ -35,21 +36,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-  while :; do
-    port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "$port"; return; fi
-  done
-}
-wait_port() { # port pid
-  for _ in $(seq 1 1200); do
-    (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0
-    kill -0 "$2" 2>/dev/null || { echo "bench: process $2 died before listening on $1" >&2; return 1; }
-    sleep 0.1
-  done
-  echo "bench: nothing listening on port $1" >&2; return 1
-}
-cpu_ticks() { local total=0 f; for pid in "$@"; do read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat"); total=$((total + f[11] + f[12])); done; echo "$total"; }
 cat > "$tmp/post.lua" <<LUA
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"

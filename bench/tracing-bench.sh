@@ -31,15 +31,10 @@ order=${ORDER:-off otlp}
 tiers_kind=${TIERS:-wasm}
 
 source scripts/build-lib.sh
+source bench/bench-lib.sh
 jar=$(nx_fresh_jar)
 cp=$(nx_bench_classpath io.nexuscore.bench.OtlpSink)
 
-free_port() {
-  while :; do
-    port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "$port"; return; fi
-  done
-}
 
 wait_for() { # log-file pattern pid
   for _ in $(seq 1 600); do

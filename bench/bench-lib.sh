@@ -1,0 +1,30 @@
+# Helpers shared by the bench scripts. Sourced, not run.
+
+# free_port: a loopback TCP port nothing listens on now.
+free_port() {
+  while :; do
+    port=$((20000 + RANDOM % 20000))
+    if ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "$port"; return; fi
+  done
+}
+
+# wait_port PORT PID: until something listens on PORT; fails when PID dies first or after 120 s.
+wait_port() {
+  for _ in $(seq 1 1200); do
+    if (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; then return 0; fi
+    kill -0 "$2" 2>/dev/null || { echo "bench: process $2 died before listening on $1" >&2; return 1; }
+    sleep 0.1
+  done
+  echo "bench: nothing listening on port $1" >&2
+  return 1
+}
+
+# cpu_ticks PID...: utime + stime of every process, in clock ticks.
+cpu_ticks() {
+  local total=0 f
+  for pid in "$@"; do
+    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat")
+    total=$((total + f[11] + f[12]))
+  done
+  echo "$total"
+}
