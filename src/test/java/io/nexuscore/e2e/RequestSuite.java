@@ -11,14 +11,13 @@ import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.testing.GrafanaDashboard;
 import io.nexuscore.testing.FreePort;
+import io.nexuscore.testing.TempDirs;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -200,17 +199,7 @@ abstract class RequestSuite {
     }
 
     static void deleteRecursively(Path dir) {
-        if (dir == null || !Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            List<Path> paths = new ArrayList<>(all.sorted(Comparator.reverseOrder()).toList());
-            for (Path p : paths) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        TempDirs.deleteRecursively(dir);
     }
 
     static void assertContains(String haystack, String needle, String message) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.nexuscore.testing.TempDirs;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -69,6 +70,7 @@ class ScriptsIT {
         if (env != null) {
             OpsRules.run(List.of("bash", "cleanup.sh"), env, 120);   // idempotent: a no-op after the cleanup test
         }
+        TempDirs.deleteRecursively(workDir);
     }
 
     @Test
