@@ -92,8 +92,10 @@ final class RouterProcess implements AutoCloseable {
 
     void start() throws IOException {
         List<String> command = new java.util.ArrayList<>(prefix);
-        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m", "-jar",
-                jar.toString(), "--config", "config.json"));
+        // Vert.x's file cache under the router's own directory: a SIGKILLed router cannot remove
+        // its /tmp/vertx-cache-* itself (one was left per test run), the test's cleanup takes this one.
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
+                "-Dvertx.cacheDirBase=" + dir.resolve("vertx-cache"), "-jar", jar.toString(), "--config", "config.json"));
         process = new ProcessBuilder(command)
                 .directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("router.log").toFile())).start();
