@@ -28,3 +28,26 @@ cpu_ticks() {
   done
   echo "$total"
 }
+
+# nginx_proxy_conf DIR LISTEN_PORT UPSTREAM_PORT WORKERS: writes DIR/nginx.conf, nginx-light as the
+# peer proxy (keepalive upstream to 127.0.0.1:UPSTREAM_PORT), its pid, logs and temp paths under DIR.
+# Run it with: nginx -c DIR/nginx.conf -p DIR -g 'daemon off;'
+nginx_proxy_conf() {
+  local dir=$1 listen=$2 upstream=$3 workers=$4
+  cat > "$dir/nginx.conf" <<NGINX
+worker_processes $workers;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
+  upstream bare { server 127.0.0.1:$upstream; keepalive 64; }
+  server {
+    listen 127.0.0.1:$listen;
+    location / { proxy_pass http://bare; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+NGINX
+}

@@ -60,20 +60,8 @@ proxy_port=$(free_port)
 java -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" 2 > "$tmp/proxy.log" 2>&1 &
 proxy_pid=$!; pids+=("$proxy_pid"); wait_port "$proxy_port" "$proxy_pid"
 nginx_port=$(free_port); mkdir -p "$tmp/nginx"
-cat > "$tmp/nginx.conf" <<NGINX
-worker_processes 2;
-pid $tmp/nginx.pid;
-error_log $tmp/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $tmp/nginx/body; proxy_temp_path $tmp/nginx/proxy;
-  fastcgi_temp_path $tmp/nginx/fastcgi; uwsgi_temp_path $tmp/nginx/uwsgi; scgi_temp_path $tmp/nginx/scgi;
-  upstream bare { server 127.0.0.1:$bare_port; keepalive 64; }
-  server { listen 127.0.0.1:$nginx_port; location / { proxy_pass http://bare; proxy_http_version 1.1; proxy_set_header Connection ""; } }
-}
-NGINX
-nginx -c "$tmp/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
+nginx_proxy_conf "$tmp/nginx" "$nginx_port" "$bare_port" 2
+nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
 nginx_pid=$!; pids+=("$nginx_pid"); wait_port "$nginx_port" "$nginx_pid"
 nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
 for port in "$bare_port" "$proxy_port"; do

@@ -13,6 +13,25 @@ final class OpenAiResponses {
 
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
+    /* renderBytes' fixed fragments, encoded once. */
+    private static final byte[] CHAT_ID = ascii("{\"id\":\"chatcmpl-nx");
+    private static final byte[] COMPLETION_ID = ascii("{\"id\":\"cmpl-nx");
+    private static final byte[] CHAT_OBJECT = ascii("\",\"object\":\"chat.completion\",\"created\":");
+    private static final byte[] COMPLETION_OBJECT = ascii("\",\"object\":\"text_completion\",\"created\":");
+    private static final byte[] MODEL = ascii(",\"model\":\"");
+    private static final byte[] CHAT_CHOICE = ascii("\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"");
+    private static final byte[] COMPLETION_CHOICE = ascii("\",\"choices\":[{\"index\":0,\"text\":\"");
+    private static final byte[] CHAT_CHOICE_END = ascii("\"},\"finish_reason\":\"stop\"}]");
+    private static final byte[] COMPLETION_CHOICE_END = ascii("\",\"logprobs\":null,\"finish_reason\":\"stop\"}]");
+    private static final byte[] PROMPT_TOKENS = ascii(",\"usage\":{\"prompt_tokens\":");
+    private static final byte[] COMPLETION_TOKENS = ascii(",\"completion_tokens\":");
+    private static final byte[] TOTAL_TOKENS = ascii(",\"total_tokens\":");
+    private static final byte[] TASK = ascii(",\"task\":\"");
+
+    private static byte[] ascii(String fragment) {
+        return fragment.getBytes(StandardCharsets.US_ASCII);
+    }
+
     private OpenAiResponses() {
     }
 
@@ -42,25 +61,6 @@ final class OpenAiResponses {
                     .appendByte((byte) '"');
         }
         return out.appendByte((byte) '}');
-    }
-
-    /* renderBytes' fixed fragments, encoded once. */
-    private static final byte[] CHAT_ID = ascii("{\"id\":\"chatcmpl-nx");
-    private static final byte[] COMPLETION_ID = ascii("{\"id\":\"cmpl-nx");
-    private static final byte[] CHAT_OBJECT = ascii("\",\"object\":\"chat.completion\",\"created\":");
-    private static final byte[] COMPLETION_OBJECT = ascii("\",\"object\":\"text_completion\",\"created\":");
-    private static final byte[] MODEL = ascii(",\"model\":\"");
-    private static final byte[] CHAT_CHOICE = ascii("\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"");
-    private static final byte[] COMPLETION_CHOICE = ascii("\",\"choices\":[{\"index\":0,\"text\":\"");
-    private static final byte[] CHAT_CHOICE_END = ascii("\"},\"finish_reason\":\"stop\"}]");
-    private static final byte[] COMPLETION_CHOICE_END = ascii("\",\"logprobs\":null,\"finish_reason\":\"stop\"}]");
-    private static final byte[] PROMPT_TOKENS = ascii(",\"usage\":{\"prompt_tokens\":");
-    private static final byte[] COMPLETION_TOKENS = ascii(",\"completion_tokens\":");
-    private static final byte[] TOTAL_TOKENS = ascii(",\"total_tokens\":");
-    private static final byte[] TASK = ascii(",\"task\":\"");
-
-    private static byte[] ascii(String fragment) {
-        return fragment.getBytes(StandardCharsets.US_ASCII);
     }
 
     static JsonObject render(Endpoint endpoint, TierReply reply) {

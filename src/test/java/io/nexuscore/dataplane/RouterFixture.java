@@ -76,7 +76,13 @@ final class RouterFixture {
     private static final Set<Path> STATE_DIRS = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> STATE_DIRS.forEach(TempDirs::deleteRecursively)));
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> STATE_DIRS.forEach(dir -> {
+            try {
+                TempDirs.deleteRecursively(dir);
+            } catch (UncheckedIOException e) {
+                System.err.println("RouterFixture: could not remove " + dir + ": " + e.getCause()); // the others still go
+            }
+        })));
     }
 
     private static Path tempStateFile() {

@@ -1,11 +1,10 @@
 package io.nexuscore.tiers.upstream;
 
 import io.vertx.core.Vertx;
+import java.lang.System.Logger.Level;
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * The deadlines of a tier's upstream exchanges (the whole request's {@code timeoutMs}, each attempt's
@@ -23,7 +22,7 @@ import java.util.logging.Logger;
  */
 final class DeadlineSweep {
 
-    private static final Logger LOG = Logger.getLogger(DeadlineSweep.class.getName());
+    private static final System.Logger LOG = System.getLogger(DeadlineSweep.class.getName());
 
     /** One watched deadline. */
     interface Deadline {

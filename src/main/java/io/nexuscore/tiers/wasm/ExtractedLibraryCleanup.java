@@ -1,12 +1,11 @@
 package io.nexuscore.tiers.wasm;
 
+import java.lang.System.Logger.Level;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
  * Deletes the copy of wasmtime's JNI library that wasmtime-java extracts to the temp directory.
@@ -20,7 +19,7 @@ import java.util.logging.Logger;
  */
 final class ExtractedLibraryCleanup {
 
-    private static final Logger LOG = Logger.getLogger(ExtractedLibraryCleanup.class.getName());
+    private static final System.Logger LOG = System.getLogger(ExtractedLibraryCleanup.class.getName());
     private static final String LIBRARY_PREFIX = "libwasmtime_jni_";
     private static final AtomicBoolean DONE = new AtomicBoolean();
 
