@@ -56,6 +56,14 @@ class InferenceRequestTest {
         assertEquals("malformed-json", e.problem().slug());
     }
 
+    @Test
+    void nestingPastTheParsersLimitIsMalformedJsonEvenInAFieldTheRouterSkips() {
+        String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"deep\":"
+                + "[".repeat(2000) + "]".repeat(2000) + "}";
+        ProblemException e = assertThrows(ProblemException.class, () -> parse(CHAT, body));
+        assertEquals("malformed-json", e.problem().slug());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {
         "{}",
@@ -64,7 +72,8 @@ class InferenceRequestTest {
         "{\"messages\":[{\"role\":\"user\",\"content\":5}]}",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":1.5}",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"stream\":\"yes\"}",
-        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"simulate_ms\":-1}"
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"simulate_ms\":-1}",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":1e400}"
     })
     void wrongShapesAreInvalidRequests(String body) {
         ProblemException e = assertThrows(ProblemException.class, () -> parse(CHAT, body));
@@ -134,7 +143,10 @@ class InferenceRequestTest {
         List<String> models = List.of("\"m\"", "null", "5", "{\"a\":\"b\"}", "[\"m\"]");
         Random random = new Random(20261203);
         List<String> bodies = new ArrayList<>(List.of("", "{", "[1]", "{\"messages\":[{\"role\":\"u\",\"content\":\"x\"}]} x",
-                "{\"messages\":[{\"role\":\"u\",\"content\":\"x\"}]}{}", "{\"prompt\":\"p\"", "{\"prompt\":\"\\ud800\"}"));
+                "{\"messages\":[{\"role\":\"u\",\"content\":\"x\"}]}{}", "{\"prompt\":\"p\"", "{\"prompt\":\"\\ud800\"}",
+                // hostile: past Jackson's nesting limit inside a skipped field, a count past double's range
+                "{\"prompt\":\"p\",\"messages\":[{\"role\":\"u\",\"content\":\"x\"}],\"deep\":" + "[".repeat(2000) + "]".repeat(2000) + "}",
+                "{\"prompt\":\"p\",\"messages\":[{\"role\":\"u\",\"content\":\"x\"}],\"max_tokens\":1e400}"));
         for (int i = 0; i < 4000; i++) {
             List<String> fields = new ArrayList<>();
             maybe(random, fields, "messages", messages, 0.8);
