@@ -92,7 +92,7 @@ JSON
       exec 9> /tmp/nx-lo.lock; flock 9
       java -jar "$jar" --config "$tmp/router.json" > "$tmp/router-$i.log" 2>&1 &
       pid=$!
-      trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$pin_dir"' EXIT
+      trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$pin_dir"' EXIT
       wait_port "$data_port" "$pid" || { tail -20 "$tmp/router-$i.log" >&2; exit 1; }
       for _ in $(seq 1 100); do grep -q "data plane on" "$tmp/router-$i.log" && break; sleep 0.1; done
       grep -q "kernel mode" "$tmp/router-$i.log" || { echo "bench: $jar did not start in kernel mode" >&2; exit 1; }
