@@ -29,6 +29,30 @@ cpu_ticks() {
   echo "$total"
 }
 
+# cpu_split PID...: "user sys" clock ticks summed over the processes (what cpu_ticks adds up).
+cpu_split() {
+  local user=0 sys=0 f
+  for pid in "$@"; do
+    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat")
+    user=$((user + f[11])); sys=$((sys + f[12]))
+  done
+  echo "$user $sys"
+}
+
+# preemptions PID...: involuntary context switches of every thread of the processes (the threads
+# that ended meanwhile not counted). A thread switched out while it still had work: on this VM each
+# such switch costs tens of microseconds, so per request it is a figure worth printing.
+preemptions() {
+  local total=0 n status
+  for pid in "$@"; do
+    for status in /proc/"$pid"/task/*/status; do
+      n=$(awk '/^nonvoluntary_ctxt_switches/ { print $2 }' "$status" 2>/dev/null) || n=0
+      total=$((total + ${n:-0}))
+    done
+  done
+  echo "$total"
+}
+
 # nginx_proxy_conf DIR LISTEN_PORT UPSTREAM_PORT WORKERS: writes DIR/nginx.conf, nginx-light as the
 # peer proxy (keepalive upstream to 127.0.0.1:UPSTREAM_PORT), its pid, logs and temp paths under DIR.
 # Run it with: nginx -c DIR/nginx.conf -p DIR -g 'daemon off;'

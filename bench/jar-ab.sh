@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# A/B of router builds on the upstream path, kernel mode, peers in the same rounds:
+# A/B of router builds on the upstream path, kernel mode by default, peers in the same rounds:
 #   each round measures bare, nginx → bare and vertx-proxy → bare, then every given router jar in
 #   turn (started fresh, its tiers forwarding to bare, warmed WARM seconds at c=64, measured SECONDS
-#   at c=64 with wrk), printing req/s, P50 and the servers' CPU per request (user+sys from /proc;
-#   for forwarding targets the proxy plus its upstream).
+#   at c=64 with wrk), printing req/s, P50, the servers' CPU per request (user and sys from /proc;
+#   for forwarding targets the proxy plus its upstream) and how often the proxy's threads were
+#   preempted (involuntary context switches) per request.
 # On a noisy machine one pair of load runs cannot show a change worth a few per cent: run several
 # rounds and read the pairs, not one line.
 #
-# Usage: bench/jar-ab.sh ROUNDS JAR...      env: SECONDS_PER_POINT=8 WARM=60
+# Usage: bench/jar-ab.sh ROUNDS JAR...      env: SECONDS_PER_POINT=8 WARM=60 MODES=kernel
+# MODES="kernel user" runs every jar in both modes (what the kernel path costs on lo: generic XDP
+# and TC run on every packet of both legs).
 # Save a jar before a change (cp target/nexuscore-*.jar /tmp/before.jar), build, then
 #   bash bench/jar-ab.sh 2 /tmp/before.jar target/nexuscore-0.1.0-SNAPSHOT.jar
 # Takes /tmp/nx-bench.lock for the whole run and /tmp/nx-lo.lock while a router is attached to lo;
@@ -22,6 +25,10 @@ fi
 rounds=$1; shift
 for jar in "$@"; do [ -f "$jar" ] || { echo "bench: no jar at $jar" >&2; exit 2; }; done
 secs=${SECONDS_PER_POINT:-8}
+modes=${MODES:-kernel}
+for mode in $modes; do
+  case $mode in kernel|user) ;; *) echo "bench: MODES holds kernel and/or user, not '$mode'" >&2; exit 2 ;; esac
+done
 warm=${WARM:-60}
 
 source scripts/build-lib.sh
@@ -41,16 +48,20 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
 LUA
-point() { # name port pid...
+point() { # name port pid... (a forwarding target's own processes first, its upstream last)
   local name=$1 url="http://127.0.0.1:$2/v1/chat/completions"; shift 2
+  local own=("$@"); [ $# -gt 1 ] && unset 'own[-1]' # preemptions: the proxy's, not its upstream's
   wrk -t1 -c64 -d3s -s "$tmp/post.lua" "$url" > /dev/null
-  local before after; before=$(cpu_ticks "$@")
+  local before after p0 p1; before=$(cpu_split "$@"); p0=$(preemptions "${own[@]}")
   wrk -t1 -c64 -d"${secs}s" --latency -s "$tmp/post.lua" "$url" > "$tmp/wrk.out"
-  after=$(cpu_ticks "$@")
+  after=$(cpu_split "$@"); p1=$(preemptions "${own[@]}")
   local n; n=$(awk '/requests in/ { print $1 }' "$tmp/wrk.out")
-  printf "%-40s c=64 rps=%-7s p50=%-9s cpu_us_per_req=%.1f\n" "$name" \
+  printf "%-44s c=64 rps=%-7s p50=%-9s %s preempted_per_req=%.2f\n" "$name" \
     "$(awk '/^Requests\/sec/ { printf "%.0f", $2 }' "$tmp/wrk.out")" "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.out")" \
-    "$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="$n" 'BEGIN { print n ? t * 1e6 / hz / n : 0 }')"
+    "$(awk -v a="$before" -v b="$after" -v hz="$(getconf CLK_TCK)" -v n="$n" 'BEGIN {
+       split(a, x, " "); split(b, y, " "); u = n ? (y[1] - x[1]) * 1e6 / hz / n : 0; s = n ? (y[2] - x[2]) * 1e6 / hz / n : 0
+       printf "cpu_us_per_req=%.1f (user %.1f sys %.1f)", u + s, u, s }')" \
+    "$(awk -v a="$p0" -v b="$p1" -v n="$n" 'BEGIN { print n ? (b - a) / n : 0 }')"
 }
 
 bare_port=$(free_port)
@@ -80,24 +91,26 @@ for round in $(seq 1 "$rounds"); do
   point "vertx-proxy -> upstream" "$proxy_port" "$proxy_pid" "$bare_pid"
   i=0
   for jar in "$@"; do
-    i=$((i + 1))
-    data_port=$(free_port); control_port=$(free_port); pin_dir=/sys/fs/bpf/nexuscore-jarab-$$-$i
-    cat > "$tmp/router.json" <<JSON
+    for mode in $modes; do
+      i=$((i + 1))
+      data_port=$(free_port); control_port=$(free_port); pin_dir=/sys/fs/bpf/nexuscore-jarab-$$-$i
+      cat > "$tmp/router.json" <<JSON
 {"dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": 2},
  "control": {"port": $control_port, "stateFile": "$tmp/state-$i.json"},
- "kernel": {"mode": "kernel", "pinDir": "$pin_dir", "interfaces": ["lo"]},
+ "kernel": {"mode": "$mode", "pinDir": "$pin_dir", "interfaces": ["lo"]},
  "tiers": { $tiers }}
 JSON
-    (
-      exec 9> /tmp/nx-lo.lock; flock 9
-      java -jar "$jar" --config "$tmp/router.json" > "$tmp/router-$i.log" 2>&1 &
-      pid=$!
-      trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$pin_dir"' EXIT
-      wait_port "$data_port" "$pid" || { tail -20 "$tmp/router-$i.log" >&2; exit 1; }
-      for _ in $(seq 1 100); do grep -q "data plane on" "$tmp/router-$i.log" && break; sleep 0.1; done
-      grep -q "kernel mode" "$tmp/router-$i.log" || { echo "bench: $jar did not start in kernel mode" >&2; exit 1; }
-      wrk -t1 -c64 -d"${warm}s" -s "$tmp/post.lua" "http://127.0.0.1:$data_port/v1/chat/completions" > /dev/null
-      point "router $i ($(basename "$jar")) -> upstream" "$data_port" "$pid" "$bare_pid"
-    )
+      (
+        exec 9> /tmp/nx-lo.lock; flock 9
+        java -jar "$jar" --config "$tmp/router.json" > "$tmp/router-$i.log" 2>&1 &
+        pid=$!
+        trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$pin_dir"' EXIT
+        wait_port "$data_port" "$pid" || { tail -20 "$tmp/router-$i.log" >&2; exit 1; }
+        for _ in $(seq 1 100); do grep -q "data plane on" "$tmp/router-$i.log" && break; sleep 0.1; done
+        grep -q "$mode mode" "$tmp/router-$i.log" || { echo "bench: $jar did not start in $mode mode" >&2; exit 1; }
+        wrk -t1 -c64 -d"${warm}s" -s "$tmp/post.lua" "http://127.0.0.1:$data_port/v1/chat/completions" > /dev/null
+        point "router $i ($(basename "$jar"), $mode) -> upstream" "$data_port" "$pid" "$bare_pid"
+      )
+    done
   done
 done
