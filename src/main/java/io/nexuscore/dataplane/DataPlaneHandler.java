@@ -198,6 +198,7 @@ public final class DataPlaneHandler {
     public void accepted(HttpConnection connection) {
         connections.accepted(connection);
         headTimeouts.accepted(connection);
+        MalformedBodyGuard.install(ConnectionInspector.channelOf(connection));
     }
 
     /** A request Netty could not decode: answer in problem+json, count it, close the connection. */
@@ -314,9 +315,16 @@ public final class DataPlaneHandler {
         }
 
         void start() {
+            MalformedBodyGuard guard = MalformedBodyGuard.of(ConnectionInspector.channelOf(request.connection()));
+            if (guard != null) {
+                guard.watch(this::undecodable);
+            }
             request.handler(this);
             request.endHandler(v -> {
                 ended = true;
+                if (guard != null) {
+                    guard.unwatch();
+                }
                 vertx.cancelTimer(timer);
                 if (!stopped) {
                     stopped = true;
@@ -325,6 +333,9 @@ public final class DataPlaneHandler {
             });
             request.exceptionHandler(e -> {
                 ended = true;
+                if (guard != null) {
+                    guard.unwatch();
+                }
                 vertx.cancelTimer(timer);
             });
             // A body that came in the head's read ends within this turn of the event loop; the timer
@@ -335,6 +346,18 @@ public final class DataPlaneHandler {
                     timer = vertx.setTimer(bodyTimeoutMs, id -> timedOut());
                 }
             });
+        }
+
+        /** The chunked body could not be decoded: 400, and the connection closed (its framing is lost). */
+        private void undecodable(Throwable cause) {
+            ended = true;
+            vertx.cancelTimer(timer);
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            refuse(request, endpoint, start, Problems.malformedHttp(400, "the request body could not be decoded: "
+                    + (cause == null || cause.getMessage() == null ? "bad chunked framing" : cause.getMessage())), true);
         }
 
         private void timedOut() {

@@ -404,6 +404,62 @@ class DataPlaneTest {
         assertEquals(413, refused.status(), "no 100 Continue for a body that will be refused: " + refused.response());
     }
 
+    /**
+     * A chunked body Netty cannot decode (here a chunk size that is not hex) made Vert.x close the
+     * connection without a word; the client now gets a 400 naming the decoder's complaint.
+     */
+    @Test
+    void undecodableChunkedBodyIs400AndCounted() throws Exception {
+        double before = errors(router, "malformed-http");
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
+                + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5\r\n{\"mod\r\nzz\r\nel\":1}\r\n0\r\n\r\n"));
+        assertEquals(400, exchange.status(), exchange.response());
+        assertTrue(exchange.hasHeader("Content-Type", Problem.CONTENT_TYPE), exchange.response());
+        JsonObject problem = new JsonObject(exchange.body());
+        assertEquals(Problem.TYPE_BASE + "malformed-http", problem.getString("type"));
+        assertTrue(problem.getString("detail").startsWith("the request body could not be decoded: "), problem.encode());
+        assertTrue(exchange.closedByServer());
+        assertEquals(before + 1, errors(router, "malformed-http"));
+    }
+
+    /** Pipelined behind a good request, the undecodable body is the second request's: 200, then 400. */
+    @Test
+    void undecodableChunkedBodyBehindAGoodRequestFailsOnlyItsOwn() throws Exception {
+        double served = requests("nano", "200");
+        String body = RouterFixture.chat(20).encode();
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body
+                + "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"));
+        List<String> statuses = java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3}) ").matcher(exchange.response())
+                .results().map(match -> match.group(1)).toList();
+        assertEquals(List.of("200", "400"), statuses, exchange.response());
+        assertTrue(exchange.closedByServer());
+        // The first request is counted once its write completed, which may be just after the close:
+        // wait for it (up to 5 s), so the next test's count starts after it.
+        for (int i = 0; i < 500 && requests("nano", "200") < served + 1; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(served + 1, requests("nano", "200"));
+    }
+
+    /**
+     * Content-Length beside Transfer-Encoding: chunked (the shape of a smuggling attempt): the body is
+     * read as chunked, as RFC 9112 orders, so a body that is really Content-Length framed is
+     * refused as an undecodable chunked body once its first line is in (without a line end it
+     * waits for one until the body timeout's 408).
+     */
+    @Test
+    void contentLengthBesideChunkedIsReadAsChunked() throws Exception {
+        String body = RouterFixture.chat(20).encode();
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
+                + "Content-Type: application/json\r\nContent-Length: " + body.length()
+                + "\r\nTransfer-Encoding: chunked\r\n\r\n" + body + "\r\n"));
+        assertEquals(400, exchange.status(), exchange.response());
+        assertEquals(Problem.TYPE_BASE + "malformed-http", new JsonObject(exchange.body()).getString("type"));
+        assertTrue(exchange.closedByServer());
+    }
+
     @Test
     void chunkedBodyOverTheLimitIs413() throws Exception {
         String head = "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n";
