@@ -33,7 +33,16 @@ final class StreamSummary {
 
     private final Resolution resolution;
     private final boolean emit;
+    /**
+     * The most of one unfinished event held back: far above any chat chunk. An upstream whose event
+     * grows past it without ending (broken or hostile) has the held bytes passed on as they are, so
+     * the router never holds more than this per stream.
+     */
+    static final int MAX_HELD_BYTES = 1 << 20;
+
     private Buffer pending = Buffer.buffer();
+    /** Where the next search for an event's end starts: the held bytes before it were searched already. */
+    private int searchFrom;
     private JsonObject usage;
     /** The upstream's usage chunk (or its last chunk): id, object, created and model for the summary. */
     private JsonObject template;
@@ -55,18 +64,31 @@ final class StreamSummary {
         Buffer out = Buffer.buffer(pending.length() + 64);
         int from = 0;
         int end;
-        while ((end = eventEnd(pending, from)) >= 0) {
+        while ((end = eventEnd(pending, Math.max(from, searchFrom))) >= 0) {
             event(pending.slice(from, end), out);
             from = end;
         }
         pending = from == 0 ? pending : pending.getBuffer(from, pending.length());
+        if (pending.length() > MAX_HELD_BYTES) {
+            out.appendBuffer(pending);
+            pending = Buffer.buffer();
+        }
+        // An end of event is at most four bytes ("\r\n\r\n"): one that began in the last three held
+        // bytes is found when the rest arrives; anything before them holds none.
+        searchFrom = Math.max(0, pending.length() - 3);
         return out;
+    }
+
+    /** The bytes held back now (an unfinished event). */
+    int held() {
+        return pending.length();
     }
 
     /** The upstream ended: what it left unterminated, passed as it is. */
     Buffer finish() {
         Buffer rest = pending;
         pending = Buffer.buffer();
+        searchFrom = 0;
         return rest;
     }
 
@@ -75,12 +97,30 @@ final class StreamSummary {
         if (usage == null) {
             return Optional.empty();
         }
-        int prompt = usage.getInteger("prompt_tokens", 0);
-        int completion = usage.getInteger("completion_tokens", 0);
+        int prompt = count(usage.getValue("prompt_tokens"));
+        int completion = count(usage.getValue("completion_tokens"));
+        if (prompt < 0 || completion < 0) {
+            return Optional.empty(); // not counts: the upstream's fault, and no assessment
+        }
         int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
         String model = template == null ? null : template.getString("model");
         return Optional.of(new TierReply("", resolution.thresholds().tierFor(score), score, prompt, completion,
                 model == null ? "" : model));
+    }
+
+    /**
+     * A token count as the non-streamed path reads it: missing is 0, past int's range is
+     * Integer.MAX_VALUE (never wrapped), fractions truncated; -1 for a negative or anything not a number.
+     */
+    private static int count(Object value) {
+        if (value == null) {
+            return 0;
+        }
+        if (!(value instanceof Number number) || !(number.doubleValue() >= 0)) {
+            return -1;
+        }
+        double count = number.doubleValue();
+        return count >= Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) count;
     }
 
     /** The router's part of a summary: also added to the one chunk a non-streaming tier's answer becomes. */
@@ -114,7 +154,9 @@ final class StreamSummary {
             try {
                 JsonObject json = new JsonObject(data);
                 JsonObject reported = json.getJsonObject("usage");
-                if (reported != null) {
+                // Counts that are no counts: passed through untouched, and no assessment from them.
+                if (reported != null && count(reported.getValue("prompt_tokens")) >= 0
+                        && count(reported.getValue("completion_tokens")) >= 0) {
                     usage = reported;
                     template = json;
                     JsonArray choices = json.getJsonArray("choices");

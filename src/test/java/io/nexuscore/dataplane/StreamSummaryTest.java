@@ -71,4 +71,50 @@ class StreamSummaryTest {
         assertEquals(CHUNK + DONE, out);
         assertEquals(Tier.SMALL, summary.reply().orElseThrow().observedTier());
     }
+
+    /**
+     * An upstream that never ends its event (broken or hostile) must not make the router hold its
+     * stream: past {@link StreamSummary#MAX_HELD_BYTES} the held bytes are passed on as they are.
+     */
+    @Test
+    void anEventThatNeverEndsIsPassedOnInsteadOfHeld() {
+        StreamSummary summary = new StreamSummary(ASSIGNED, true);
+        byte[] piece = "x".repeat(64 * 1024).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String start = "data: {\"content\":\"";
+        long passed = summary.feed(Buffer.buffer(start)).length();
+        int fed = start.length();
+        for (int i = 0; i < 64; i++) { // 4 MiB in one unterminated event
+            passed += summary.feed(Buffer.buffer(piece)).length();
+            fed += piece.length;
+            assertTrue(summary.held() <= StreamSummary.MAX_HELD_BYTES, "held " + summary.held() + " bytes");
+        }
+        assertEquals(fed, passed + summary.held(), "every byte is passed on or held, none lost or doubled");
+        String after = summary.feed(Buffer.buffer("\"}\n\n" + CHUNK + DONE)).toString() + summary.finish();
+        assertTrue(after.endsWith(CHUNK + DONE), "the events after it are read as usual: " + after.substring(Math.max(0, after.length() - 300)));
+    }
+
+    /** Token counts of the wrong type or sign are the upstream's fault: no assessment, no exception. */
+    @Test
+    void usageWithCountsThatAreNoCountsIsNotAnAssessment() {
+        for (String counts : new String[] {"\"prompt_tokens\":\"100\",\"completion_tokens\":1",
+                "\"prompt_tokens\":-5,\"completion_tokens\":1", "\"prompt_tokens\":1,\"completion_tokens\":[1]",
+                "\"prompt_tokens\":1,\"completion_tokens\":{\"n\":1}"}) {
+            StreamSummary summary = new StreamSummary(ASSIGNED, true);
+            String usage = "data: {\"id\":\"c\",\"choices\":[],\"usage\":{" + counts + "}}\n\n";
+            String out = byteByByte(summary, CHUNK + usage + DONE);
+            assertTrue(summary.reply().isEmpty(), counts);
+            assertTrue(out.startsWith(CHUNK) && out.endsWith(DONE), out);
+        }
+    }
+
+    /** Counts past int's range are at most Integer.MAX_VALUE, never wrapped (the non-streamed path's rule). */
+    @Test
+    void usageCountsPastIntsRangeSaturate() {
+        StreamSummary summary = new StreamSummary(ASSIGNED, true);
+        byteByByte(summary, "data: {\"id\":\"c\",\"choices\":[],\"usage\":{\"prompt_tokens\":4294967297,"
+                + "\"completion_tokens\":1e400}}\n\n" + DONE);
+        assertEquals(Integer.MAX_VALUE, summary.reply().orElseThrow().promptTokens());
+        assertEquals(Integer.MAX_VALUE, summary.reply().orElseThrow().completionTokens());
+        assertEquals(Tier.LARGE, summary.reply().orElseThrow().observedTier());
+    }
 }
