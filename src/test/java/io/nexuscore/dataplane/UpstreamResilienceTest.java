@@ -281,4 +281,51 @@ class UpstreamResilienceTest {
             router.close();
         }
     }
+
+    /**
+     * A streamed answer whose head carries a control byte in a header value (a broken or hostile
+     * upstream): refused by the upstream client's header check before any byte reached the client,
+     * so the client gets the documented 502 rather than a stream that dies on the way out.
+     */
+    @Test
+    void streamWithAControlByteInAnUpstreamHeaderIs502(Vertx vertx) throws Exception {
+        LocalOpenAiServer others = LocalOpenAiServer.start(vertx).await();
+        String events = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
+                + "\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n";
+        try (java.net.ServerSocket upstream = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress())) {
+            Thread server = new Thread(() -> {
+                try (Socket socket = upstream.accept()) {
+                    java.io.InputStream in = socket.getInputStream();
+                    byte[] buffer = new byte[65536];
+                    String request = "";
+                    while (!request.contains("\r\n\r\n") || !request.endsWith("}")) { // head and the JSON body
+                        int n = in.read(buffer);
+                        if (n < 0) {
+                            return;
+                        }
+                        request += new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
+                    }
+                    OutputStream out = socket.getOutputStream();
+                    out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\u0001x\r\nContent-Length: "
+                            + events.length() + "\r\nConnection: close\r\n\r\n" + events).getBytes(StandardCharsets.ISO_8859_1));
+                    out.flush();
+                } catch (java.io.IOException e) {
+                    // the test's assertions say what went wrong
+                }
+            });
+            server.setDaemon(true);
+            server.start();
+            JsonObject config = RouterFixture.config(others);
+            nanoUpstream(config).put("baseUrl", "http://127.0.0.1:" + upstream.getLocalPort() + "/v1").put("maxRetries", 0);
+            RouterRuntime router = RouterFixture.start(config, new RecordingEventSink());
+            try {
+                RouterFixture.Reply reply = RouterFixture.post(vertx.createHttpClient(), router.dataPlanePort(),
+                        "/v1/chat/completions", RouterFixture.chat(10).put("stream", true)).await();
+                assertProblem(reply, 502, "upstream");
+                assertEquals("nano", reply.header(DataPlaneHandler.HEADER_ASSIGNED_TIER));
+            } finally {
+                router.close();
+            }
+        }
+    }
 }
