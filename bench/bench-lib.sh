@@ -19,16 +19,6 @@ wait_port() {
   return 1
 }
 
-# cpu_ticks PID...: utime + stime of every process, in clock ticks.
-cpu_ticks() {
-  local total=0 f
-  for pid in "$@"; do
-    read -r -a f < <(sed 's/^.*) //' "/proc/$pid/stat")
-    total=$((total + f[11] + f[12]))
-  done
-  echo "$total"
-}
-
 # cpu_split PID...: "user sys" clock ticks summed over the processes (what cpu_ticks adds up).
 cpu_split() {
   local user=0 sys=0 f
@@ -39,9 +29,15 @@ cpu_split() {
   echo "$user $sys"
 }
 
+# cpu_ticks PID...: utime + stime of every process, in clock ticks.
+cpu_ticks() {
+  local split; split=$(cpu_split "$@")
+  echo $(( ${split% *} + ${split#* } ))
+}
+
 # preemptions PID...: involuntary context switches of every thread of the processes (the threads
-# that ended meanwhile not counted). A thread switched out while it still had work: on this VM each
-# such switch costs tens of microseconds, so per request it is a figure worth printing.
+# that ended meanwhile not counted): a thread switched out while it still had work, the sign of
+# threads contending for the cores (load generator, proxy and upstream share them here).
 preemptions() {
   local total=0 n status
   for pid in "$@"; do
