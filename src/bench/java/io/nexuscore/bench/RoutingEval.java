@@ -9,6 +9,7 @@ import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.misroute.Misroute;
 import io.nexuscore.tiers.AssessmentPolicy;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.net.URI;
@@ -46,8 +47,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
- *     [--concurrency 4] [--limit 0] [--client one-write|jdk]
+ *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0]
  * </pre>
+ * {@code --tools N} sends every prompt as a function-calling request: N tool definitions (of
+ * {@link #TOOL_NAMES}, the OpenAI shape: name, description, JSON-schema parameters) after the
+ * messages, as the OpenAI SDKs order them. The truth is still the prompt's own count: the guests,
+ * and therefore the misroute figures, count the messages' contents only.
  * Each corpus line is a JSON object with a string {@code prompt}. Loopback only. Exit code 0 when
  * every prompt was answered, 1 otherwise.
  */
@@ -56,7 +61,31 @@ public final class RoutingEval {
     static final Encoding CL100K = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
     static final String[] KEYWORDS = {"sum", "ref", "gen", "ana"};
 
+    /** The tools {@code --tools} sends, in order: the kinds a function-calling assistant declares. */
+    static final String[] TOOL_NAMES = {"get_weather", "search_web", "run_sql_query", "send_email",
+        "create_calendar_event", "read_file", "calculate", "translate_text"};
+
     private RoutingEval() {
+    }
+
+    /** {@code count} tool definitions (at most {@link #TOOL_NAMES}'s length). */
+    static JsonArray tools(int count) {
+        JsonArray tools = new JsonArray();
+        for (int i = 0; i < Math.min(count, TOOL_NAMES.length); i++) {
+            String name = TOOL_NAMES[i];
+            tools.add(new JsonObject().put("type", "function").put("function", new JsonObject()
+                    .put("name", name)
+                    .put("description", "Call " + name.replace('_', ' ') + " for the user when the question needs it;"
+                            + " returns a JSON object with the result, or an error message explaining what went wrong.")
+                    .put("parameters", new JsonObject().put("type", "object")
+                            .put("properties", new JsonObject()
+                                    .put("input", new JsonObject().put("type", "string")
+                                            .put("description", "What to " + name.replace('_', ' ') + " with, in plain words"))
+                                    .put("limit", new JsonObject().put("type", "integer").put("minimum", 1)
+                                            .put("maximum", 100).put("description", "How many results at most")))
+                            .put("required", new JsonArray().add("input")))));
+        }
+        return tools;
     }
 
     /** One corpus's figures. */
@@ -115,6 +144,7 @@ public final class RoutingEval {
         int concurrency = a.intValue("concurrency", 4);
         int limit = a.intValue("limit", 0);
         boolean oneWrite = !"jdk".equals(a.value("client", "one-write"));
+        JsonArray tools = tools(a.intValue("tools", 0));
         Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
         ScoreWeights weights = ScoreWeights.DEFAULT;
 
@@ -126,7 +156,9 @@ public final class RoutingEval {
                         + " truth = jtokkit cl100k_base + keyword bonus (first %d bytes)%n",
                 url, before.nanoMax(), before.smallMax(), band * 100, AssessmentPolicy.KEYWORD_SCAN_BYTES);
         System.out.println("client: " + (oneWrite ? "one-write (head and body in one segment)"
-                : "jdk HttpClient (body in its own segment)"));
+                : "jdk HttpClient (body in its own segment)")
+                + (tools.isEmpty() ? "" : ", " + tools.size() + " tool definitions after the messages ("
+                + tools.encode().length() + " bytes)"));
 
         List<Tally> tallies = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
@@ -137,7 +169,7 @@ public final class RoutingEval {
                 List<Future<?>> sent = new ArrayList<>();
                 for (String prompt : corpus.getValue()) {
                     sent.add(pool.submit(() -> evaluate(oneWrite ? OneWriteClient::post : jdkPost(http), url, prompt,
-                            before, weights, band, tally)));
+                            tools, before, weights, band, tally)));
                 }
                 for (Future<?> f : sent) {
                     f.get();
@@ -174,10 +206,14 @@ public final class RoutingEval {
         };
     }
 
-    private static void evaluate(Poster poster, URI url, String prompt, Thresholds thresholds, ScoreWeights weights,
-                                 double band, Tally tally) {
-        String body = new JsonObject().put("model", "nexus").put("max_tokens", 16)
-                .put("messages", List.of(new JsonObject().put("role", "user").put("content", prompt))).encode();
+    private static void evaluate(Poster poster, URI url, String prompt, JsonArray tools, Thresholds thresholds,
+                                 ScoreWeights weights, double band, Tally tally) {
+        JsonObject request = new JsonObject().put("model", "nexus").put("max_tokens", 16)
+                .put("messages", List.of(new JsonObject().put("role", "user").put("content", prompt)));
+        if (!tools.isEmpty()) {
+            request.put("tools", tools);
+        }
+        String body = request.encode();
         try {
             OneWriteClient.Answer response = poster.post(url, "/v1/chat/completions", body);
             String assigned = response.header("x-nx-assigned-tier");

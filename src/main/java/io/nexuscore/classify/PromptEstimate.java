@@ -75,6 +75,44 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         return new PromptEstimate(bytes * TOKEN_PER_BYTE_Q10, 0, bodyLength > 0);
     }
 
+    /** The most of a prompt {@link #ofPrompt} scans; the rest is counted at the rate seen, as past the window. */
+    public static final int PROMPT_SCAN_MAX = 16 * 1024;
+
+    /**
+     * The estimate of a prompt known as text (the data plane's parse of the body): the same scan over
+     * the prompt alone, written as a JSON string the way clients write it (quotes, backslashes and
+     * control characters escaped, other characters as UTF-8), every byte visible up to
+     * {@link #PROMPT_SCAN_MAX}. Nothing else of the body counts.
+     */
+    public static PromptEstimate ofPrompt(String prompt) {
+        java.io.ByteArrayOutputStream json = new java.io.ByteArrayOutputStream(prompt.length() + 16);
+        json.writeBytes(PROMPT_KEY);
+        json.write(':');
+        json.write('"');
+        StringBuilder escaped = new StringBuilder(prompt.length() + 8);
+        for (int i = 0; i < prompt.length(); i++) {
+            char c = prompt.charAt(i);
+            switch (c) {
+                case '"' -> escaped.append("\\\"");
+                case '\\' -> escaped.append("\\\\");
+                case '\n' -> escaped.append("\\n");
+                case '\r' -> escaped.append("\\r");
+                case '\t' -> escaped.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        escaped.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        escaped.append(c);
+                    }
+                }
+            }
+        }
+        json.writeBytes(escaped.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        json.write('"');
+        byte[] bytes = json.toByteArray();
+        return scan(bytes, 0, Math.min(bytes.length, PROMPT_SCAN_MAX), bytes.length);
+    }
+
     /**
      * Scans {@code bytes[bodyFrom, visibleEnd)}, the visible part of a body of {@code bodyLength} bytes.
      */

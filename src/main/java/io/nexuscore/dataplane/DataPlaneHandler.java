@@ -398,15 +398,17 @@ public final class DataPlaneHandler {
         // Floors are looked up per request, so a tenant change reaches connections already open.
         ConnectionInfo connection = connections.current(request.connection());
         Served served = new Served(request, endpoint, parsed, tenant, start);
+        String prompt = parsed.work().prompt();
         Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, estimate, connection);
         if (now.isPresent()) {
-            dispatch(served, now.get());
+            dispatch(served, resolver.withoutNonPromptBytes(now.get(), requestLine, prompt, bodyLength, connection));
             return;
         }
         resolverPool.executeBlocking(() -> resolver.resolve(requestLine, bodyLength, estimate, connection), false)
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
-                        dispatch(served, ar.result());
+                        dispatch(served, resolver.withoutNonPromptBytes(ar.result(), requestLine, prompt, bodyLength,
+                                connection));
                     } else {
                         LOG.log(Level.ERROR, "tier resolution failed", ar.cause());
                         reject(request, Problems.internal("tier resolution failed: " + ar.cause().getMessage()));

@@ -88,6 +88,45 @@ public final class TierResolver {
                 onLoop.get()), connection));
     }
 
+    /**
+     * Bodies at most this many bytes longer than the prompt's UTF-8 hold nothing but the prompt and
+     * its envelope (model, roles, options). Longer ones are decided again from the prompt: most
+     * carry tools or schemas; the rest (many messages, escapes like {@code \u00e9}) get the same
+     * scan over the prompt's own text, which is what the guests count.
+     */
+    static final int ENVELOPE_SLACK = 256;
+
+    /**
+     * The decision again from the parsed prompt alone, when the body holds much more than the prompt
+     * ({@code tools}, {@code functions}, a {@code response_format} schema, ...): the kernel and its Java
+     * twin see bytes, and count those bytes as prompt, where the guests (the routing truth) count the
+     * messages' contents only. Only a changed tier replaces {@code decided} (route source {@code user},
+     * counted as {@code nexus_verdict_fallbacks_total{reason="non_prompt_body"}}); the tenant floor
+     * still holds. A request whose body is its prompt keeps its decision after a length comparison.
+     */
+    public Resolution withoutNonPromptBytes(Resolution decided, byte[] requestLine, String prompt, long bodyLength,
+                                            ConnectionInfo connection) {
+        if (prompt == null || bodyLength <= (long) prompt.length() + ENVELOPE_SLACK) {
+            return decided; // a prompt's UTF-8 takes at least a byte a char
+        }
+        int promptBytes = prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        if (bodyLength <= (long) promptBytes + ENVELOPE_SLACK) {
+            return decided;
+        }
+        PromptEstimate own = PromptEstimate.ofPrompt(prompt);
+        int score = scorer.score(requestLine, own);
+        Tier tier = decided.thresholds().tierFor(score);
+        Optional<Tier> floor = connection.floor();
+        if (floor.isPresent()) {
+            tier = tier.atLeast(floor.get());
+        }
+        if (tier == decided.tier()) {
+            return decided;
+        }
+        metrics.verdictFallback("non_prompt_body");
+        return new Resolution(tier, score, RouteSource.USER, decided.thresholds(), own.estimateQ4());
+    }
+
     private static Resolution withFloor(Resolution decided, ConnectionInfo connection) {
         Optional<Tier> floor = connection.floor();
         return floor.isEmpty() ? decided

@@ -287,6 +287,54 @@ class DataPlaneTest {
                 })));
     }
 
+    /** A function-calling request: the tool definitions, JSON the guests never count, sized {@code count}. */
+    private static JsonArray tools(int count) {
+        JsonArray tools = new JsonArray();
+        for (int i = 0; i < count; i++) {
+            tools.add(new JsonObject().put("type", "function").put("function", new JsonObject()
+                    .put("name", "tool_" + i)
+                    .put("description", "Get the current weather in a given location, with units and an optional horizon")
+                    .put("parameters", new JsonObject().put("type", "object").put("properties", new JsonObject()
+                                    .put("location", new JsonObject().put("type", "string").put("description", "The city"))
+                                    .put("unit", new JsonObject().put("type", "string")
+                                            .put("enum", new JsonArray().add("celsius").add("fahrenheit"))))
+                            .put("required", new JsonArray().add("location")))));
+        }
+        return tools;
+    }
+
+    /**
+     * Tool definitions (3.5 KB) beside a short question, after the messages and before them: the byte
+     * scan would count them as prompt (score 255, large) where the guests count the question (nano);
+     * the tier comes from the parsed prompt. A request whose body is its prompt keeps its decision.
+     */
+    @Test
+    void bytesThatAreNotThePromptDoNotMakeARequestLarge() {
+        double before = fallbacks("non_prompt_body");
+        JsonObject question = RouterFixture.chat(40);
+        JsonObject after = question.copy().put("tools", tools(12));
+        JsonObject first = new JsonObject().put("model", "whatever").put("tools", tools(12))
+                .put("messages", question.getJsonArray("messages"));
+        assertTrue(after.encode().length() > 3000 && after.encode().length() < RouterFixture.MAX_BODY, "the tools outweigh the prompt");
+        for (JsonObject body : List.of(after, first)) {
+            RouterFixture.Reply reply = RouterFixture.post(client, port, "/v1/chat/completions", body).await();
+            assertEquals(200, reply.status(), reply.body().toString());
+            assertEquals("nano", reply.header(HEADER_ASSIGNED_TIER), body.encode().substring(0, 80));
+            assertEquals("nano", reply.header(HEADER_TIER), "the guests' truth agrees");
+            assertEquals("user", reply.header(DataPlaneHandler.HEADER_ROUTE_SOURCE));
+        }
+        assertEquals(before + 2, fallbacks("non_prompt_body"));
+        // A long prompt and nothing else: the body's decision stands, no re-decision counted.
+        RouterFixture.Reply plain = RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(3000)).await();
+        assertEquals("large", plain.header(HEADER_ASSIGNED_TIER));
+        assertEquals(before + 2, fallbacks("non_prompt_body"));
+    }
+
+    private static double fallbacks(String reason) {
+        Counter counter = router.registry().find("nexus_verdict_fallbacks").tag("reason", reason).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     private static double requests(String tier, String status) {
         Counter counter = router.registry().find("nexus_requests").tag("tier", tier).tag("status", status).counter();
         return counter == null ? 0 : counter.count();
