@@ -95,7 +95,7 @@ public final class DataPlaneMetrics {
 
     void verdictFallback(String reason) {
         fallbacks.computeIfAbsent(reason, key -> Counter.builder("nexus_verdict_fallbacks")
-                .description("Requests the Java scorer decided in kernel mode: no verdict, or another request's")
+                .description("Requests the Java scorer decided: no kernel verdict, another request's, or a body holding more than its prompt")
                 .tag("reason", reason)
                 .register(registry)).increment();
     }
