@@ -75,6 +75,9 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         return new PromptEstimate(bytes * TOKEN_PER_BYTE_Q10, 0, bodyLength > 0);
     }
 
+    /** What {@link #ofPrompt} writes before the prompt: its key and the string's opening quote. */
+    private static final byte[] PROMPT_STRING_START = "\"prompt\":\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     /** The most of a prompt {@link #ofPrompt} scans; the rest is counted at the rate seen, as past the window. */
     public static final int PROMPT_SCAN_MAX = 16 * 1024;
 
@@ -85,32 +88,49 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
      * {@link #PROMPT_SCAN_MAX}. Nothing else of the body counts.
      */
     public static PromptEstimate ofPrompt(String prompt) {
-        java.io.ByteArrayOutputStream json = new java.io.ByteArrayOutputStream(prompt.length() + 16);
-        json.writeBytes(PROMPT_KEY);
-        json.write(':');
-        json.write('"');
-        StringBuilder escaped = new StringBuilder(prompt.length() + 8);
+        // Only the scanned part is written out; the rest is only measured (a prompt can be a megabyte).
+        StringBuilder visible = new StringBuilder(Math.min(prompt.length(), PROMPT_SCAN_MAX) + 16);
+        long length = PROMPT_STRING_START.length + 1; // and the closing quote
         for (int i = 0; i < prompt.length(); i++) {
             char c = prompt.charAt(i);
-            switch (c) {
-                case '"' -> escaped.append("\\\"");
-                case '\\' -> escaped.append("\\\\");
-                case '\n' -> escaped.append("\\n");
-                case '\r' -> escaped.append("\\r");
-                case '\t' -> escaped.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        escaped.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        escaped.append(c);
-                    }
+            String escape = switch (c) {
+                case '"' -> "\\\"";
+                case '\\' -> "\\\\";
+                case '\n' -> "\\n";
+                case '\r' -> "\\r";
+                case '\t' -> "\\t";
+                default -> c < 0x20 ? String.format("\\u%04x", (int) c) : null;
+            };
+            length += escape != null ? escape.length() : utf8Bytes(c);
+            if (length <= PROMPT_SCAN_MAX) {
+                if (escape != null) {
+                    visible.append(escape);
+                } else {
+                    visible.append(c);
                 }
             }
         }
-        json.writeBytes(escaped.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        json.write('"');
-        byte[] bytes = json.toByteArray();
-        return scan(bytes, 0, Math.min(bytes.length, PROMPT_SCAN_MAX), bytes.length);
+        byte[] key = PROMPT_STRING_START;
+        byte[] text = visible.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] bytes = java.util.Arrays.copyOf(key, key.length + text.length + 1);
+        System.arraycopy(text, 0, bytes, key.length, text.length);
+        boolean whole = length <= PROMPT_SCAN_MAX;
+        bytes[bytes.length - 1] = (byte) (whole ? '"' : ' ');
+        return scan(bytes, 0, whole ? bytes.length : bytes.length - 1, length);
+    }
+
+    /** The bytes of {@code prompt} in UTF-8, counted without encoding it. */
+    public static long utf8Length(String prompt) {
+        long length = 0;
+        for (int i = 0; i < prompt.length(); i++) {
+            length += utf8Bytes(prompt.charAt(i));
+        }
+        return length;
+    }
+
+    /** A char's share of its UTF-8 bytes: a surrogate is half of a four-byte character. */
+    private static int utf8Bytes(char c) {
+        return c < 0x80 ? 1 : c < 0x800 || Character.isSurrogate(c) ? 2 : 3;
     }
 
     /**

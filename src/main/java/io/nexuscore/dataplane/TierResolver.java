@@ -109,8 +109,7 @@ public final class TierResolver {
         if (prompt == null || bodyLength <= (long) prompt.length() + ENVELOPE_SLACK) {
             return decided; // a prompt's UTF-8 takes at least a byte a char
         }
-        int promptBytes = prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
-        if (bodyLength <= (long) promptBytes + ENVELOPE_SLACK) {
+        if (bodyLength <= PromptEstimate.utf8Length(prompt) + ENVELOPE_SLACK) {
             return decided;
         }
         PromptEstimate own = PromptEstimate.ofPrompt(prompt);

@@ -144,4 +144,37 @@ class PromptEstimateTest {
             assertTrue(worst < 0.40, file + ": worst relative error " + worst);
         }
     }
+
+    /** A body {@code {"prompt": ...}} as a client's JSON library writes it. */
+    private static byte[] clientBody(String prompt) {
+        return ("{\"prompt\":" + io.vertx.core.json.Json.encode(prompt) + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** The prompt alone, as text: the same estimate as the scan of a body that is just that prompt. */
+    @Test
+    void ofPromptIsTheScanOfTheBodyAClientWouldWrite() {
+        for (String prompt : java.util.List.of("", "Say hello in five words.", "He said \"sum it up\"\nthen\tleft\\.",
+                "Résumé: café, naïve — 東京 😀 end", "bell\u0007 and nul\u0000 inside", "analyze 12,345.67 + 8 = ?  x  y",
+                "word ".repeat(600))) {
+            byte[] body = clientBody(prompt);
+            PromptEstimate expected = PromptEstimate.scan(body, 0, body.length, body.length);
+            PromptEstimate own = PromptEstimate.ofPrompt(prompt);
+            assertEquals(expected.tokensQ10(), own.tokensQ10(), prompt);
+            assertEquals(expected.keywordBits(), own.keywordBits(), prompt);
+            assertEquals(false, own.blind(), prompt);
+        }
+    }
+
+    /** A prompt past PROMPT_SCAN_MAX: the rest counted at the rate seen, within a per cent of the whole scan. */
+    @Test
+    void aLongPromptIsScannedInPartAndCountedInFull() {
+        String prompt = "Explain the difference between 3 and 4 apples, please. ".repeat(2000); // ~110 KB
+        byte[] body = clientBody(prompt);
+        PromptEstimate whole = PromptEstimate.scan(body, 0, body.length, body.length);
+        PromptEstimate own = PromptEstimate.ofPrompt(prompt);
+        assertEquals(whole.tokensQ10(), own.tokensQ10(), whole.tokensQ10() / 100.0);
+        assertEquals(PromptEstimate.utf8Length(prompt), prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+        String emoji = "😀é東".repeat(10);
+        assertEquals(PromptEstimate.utf8Length(emoji), emoji.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+    }
 }
