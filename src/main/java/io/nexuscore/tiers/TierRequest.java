@@ -1,5 +1,6 @@
 package io.nexuscore.tiers;
 
+import io.vertx.core.buffer.Buffer;
 import java.util.Objects;
 
 /**
@@ -13,8 +14,12 @@ import java.util.Objects;
  * @param simulation work the guest should pretend to do, for latency and failure experiments
  * @param policy    what the worker judges its own tier against (the thresholds in force for this
  *                  request); the data plane sets it once the request is assigned
+ * @param chatBody  the client's chat request as it came, for an upstream tier to forward with only
+ *                  the model (and the streaming options it needs) changed; null for other
+ *                  endpoints and for requests with test hooks
  */
-public record TierRequest(String task, String prompt, int maxTokens, Simulation simulation, AssessmentPolicy policy) {
+public record TierRequest(String task, String prompt, int maxTokens, Simulation simulation, AssessmentPolicy policy,
+                          Buffer chatBody) {
 
     public TierRequest {
         Objects.requireNonNull(task, "task");
@@ -28,7 +33,11 @@ public record TierRequest(String task, String prompt, int maxTokens, Simulation 
 
     /** A request judged against the default policy until {@link #judgedBy} says otherwise. */
     public TierRequest(String task, String prompt, int maxTokens, Simulation simulation) {
-        this(task, prompt, maxTokens, simulation, AssessmentPolicy.DEFAULT);
+        this(task, prompt, maxTokens, simulation, AssessmentPolicy.DEFAULT, null);
+    }
+
+    public TierRequest(String task, String prompt, int maxTokens, Simulation simulation, AssessmentPolicy policy) {
+        this(task, prompt, maxTokens, simulation, policy, null);
     }
 
     public static TierRequest of(String task, String prompt) {
@@ -36,7 +45,12 @@ public record TierRequest(String task, String prompt, int maxTokens, Simulation 
     }
 
     public TierRequest judgedBy(AssessmentPolicy inForce) {
-        return new TierRequest(task, prompt, maxTokens, simulation, inForce);
+        return new TierRequest(task, prompt, maxTokens, simulation, inForce, chatBody);
+    }
+
+    /** The same request carrying the client's chat body (see {@code chatBody}). */
+    public TierRequest withChatBody(Buffer body) {
+        return new TierRequest(task, prompt, maxTokens, simulation, policy, body);
     }
 
     /**

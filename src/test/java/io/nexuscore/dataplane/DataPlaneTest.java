@@ -330,6 +330,25 @@ class DataPlaneTest {
         assertEquals(before + 2, fallbacks("non_prompt_body"));
     }
 
+    /**
+     * The upstream gets the client's chat as it was written (system prompt, turns, tools, sampling
+     * options), only the model changed to the tier's: function calling works through the router.
+     */
+    @Test
+    void theUpstreamGetsTheClientsChatWithTheTiersModel() {
+        JsonObject body = new JsonObject().put("model", "client-model").put("temperature", 0.25).put("user", "u-7")
+                .put("messages", new JsonArray()
+                        .add(new JsonObject().put("role", "system").put("content", "Answer in one word."))
+                        .add(new JsonObject().put("role", "user").put("content", "Weather in Paris?")))
+                .put("tools", tools(2)).put("tool_choice", "auto");
+        int before = upstream.bodies().size();
+        RouterFixture.Reply reply = RouterFixture.post(client, port, "/v1/chat/completions", body).await();
+        assertEquals(200, reply.status(), reply.body().toString());
+        JsonObject received = upstream.bodies().stream().skip(before)
+                .filter(json -> "u-7".equals(json.getString("user"))).findFirst().orElseThrow();
+        assertEquals(body.copy().put("model", "upstream-" + reply.header(HEADER_ASSIGNED_TIER)), received);
+    }
+
     private static double fallbacks(String reason) {
         Counter counter = router.registry().find("nexus_verdict_fallbacks").tag("reason", reason).counter();
         return counter == null ? 0 : counter.count();

@@ -171,7 +171,14 @@ class InferenceRequestTest {
                 for (boolean hooks : List.of(true, false)) {
                     Object tree = outcome(() -> InferenceRequest.parseTree(endpoint, Buffer.buffer(body), hooks));
                     Object both = outcome(() -> InferenceRequest.parse(endpoint, Buffer.buffer(body), hooks));
+                    // parse() also hands a chat request's body on for upstream tiers (compared apart, below).
+                    Buffer forwarded = both instanceof InferenceRequest r ? r.work().chatBody() : null;
+                    if (both instanceof InferenceRequest r) {
+                        both = new InferenceRequest(r.work().withChatBody(null), r.stream(), r.streamUsage(), r.model());
+                    }
                     assertEquals(tree, both, () -> endpoint.kind() + " hooks=" + hooks + " " + body);
+                    boolean carries = both instanceof InferenceRequest r && endpoint.kind() == Endpoint.Kind.CHAT && !r.simulated();
+                    assertEquals(carries ? Buffer.buffer(body) : null, forwarded, () -> endpoint.kind() + " " + body);
                     taken += StreamingRequestParser.parse(endpoint, Buffer.buffer(body), hooks) != null ? 1 : 0;
                 }
             }

@@ -143,11 +143,36 @@ public final class LocalOpenAiServer {
         request.response().setStatusCode(404).end();
     }
 
+    /**
+     * The messages' text as the router flattens it (contents joined by "\n", text parts joined): the
+     * router forwards a client's chat request whole, so this counts what a model server would read.
+     */
+    private static String prompt(JsonArray messages) {
+        List<String> texts = new ArrayList<>();
+        for (int i = 0; i < messages.size(); i++) {
+            Object content = messages.getJsonObject(i).getValue("content");
+            if (content instanceof String text) {
+                texts.add(text);
+            } else if (content instanceof JsonArray parts) {
+                StringBuilder joined = new StringBuilder();
+                for (int j = 0; j < parts.size(); j++) {
+                    if (parts.getValue(j) instanceof JsonObject part && part.getValue("text") instanceof String text) {
+                        joined.append(text);
+                    }
+                }
+                texts.add(joined.toString());
+            } else {
+                texts.add(""); // null (an assistant turn that only called tools)
+            }
+        }
+        return String.join("\n", texts);
+    }
+
     private void answer(HttpServerRequest request, String name, JsonObject json) {
         if (request.response().closed()) {
             return;
         }
-        String prompt = json.getJsonArray("messages").getJsonObject(0).getString("content", "");
+        String prompt = prompt(json.getJsonArray("messages"));
         String text = "served by " + name;
         int promptTokens = prompt.length() / 4;
         if (json.getBoolean("stream", false)) {
