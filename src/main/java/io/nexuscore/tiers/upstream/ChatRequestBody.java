@@ -16,7 +16,7 @@ import java.io.IOException;
  * <p>A chat request the client sent ({@link TierRequest#chatBody()}) is forwarded as it came, its
  * bytes spliced, not re-encoded: the top-level {@code model} becomes the tier's, {@code stream} what
  * the exchange reads ({@code true} with {@code stream_options: {"include_usage": true}}, which the
- * router needs to count the answer, else {@code false}); messages, roles, tools and sampling
+ * router needs to count the answer, else {@code false} and any {@code stream_options} null); messages, roles, tools and sampling
  * options reach the upstream untouched. Anything else (completions, tasks, test hooks, or a body
  * whose top level this does not take: a repeated key, an empty object) goes as the flattened
  * document: {@code {"model": M, "messages": [{"role": "user", "content": PROMPT}]}} plus
@@ -34,6 +34,7 @@ final class ChatRequestBody {
     }
 
     private static final JsonFactory JSON = new JsonFactory();
+    private static final byte[] NULL = "null".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] STREAMING_OPTIONS = "{\"include_usage\":true}".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** A value's bytes in the body: [from, to). */
@@ -103,6 +104,9 @@ final class ChatRequestBody {
             } else {
                 inserted.append("\"stream_options\":{\"include_usage\":true},");
             }
+        } else if (options != null) {
+            // Servers refuse stream_options without streaming (vLLM, OpenAI): null is "not set".
+            edits.put(options.from(), new Object[] {options, NULL});
         }
         Buffer out = Buffer.buffer(bytes.length + inserted.length() + modelValue.length + 48);
         out.appendBytes(bytes, 0, open + 1).appendString(inserted.toString());

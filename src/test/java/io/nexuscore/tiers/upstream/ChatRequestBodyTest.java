@@ -62,6 +62,9 @@ class ChatRequestBodyTest {
         // Not streamed by the exchange: a stream flag in the body is turned off, never left on.
         assertEquals(new JsonObject(CLIENT).put("model", "m").put("stream", false),
                 new JsonObject(body.encode(chat(new JsonObject(CLIENT).put("stream", true).encode()), false)));
+        // ... and stream_options, which servers refuse without streaming, is null.
+        assertEquals(new JsonObject(CLIENT).put("model", "m").putNull("stream_options"), new JsonObject(body.encode(chat(
+                new JsonObject(CLIENT).put("stream_options", new JsonObject().put("include_usage", true)).encode()), false)));
     }
 
     @Test
