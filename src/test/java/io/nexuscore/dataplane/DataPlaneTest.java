@@ -309,8 +309,10 @@ class DataPlaneTest {
      * the tier comes from the parsed prompt. A request whose body is its prompt keeps its decision.
      */
     @Test
-    void bytesThatAreNotThePromptDoNotMakeARequestLarge() {
+    void bytesThatAreNotThePromptDoNotMakeARequestLarge() throws InterruptedException {
         double before = fallbacks("non_prompt_body");
+        double nano = requests("nano", "200");
+        double large = requests("large", "200");
         JsonObject question = RouterFixture.chat(40);
         JsonObject after = question.copy().put("tools", tools(12));
         JsonObject first = new JsonObject().put("model", "whatever").put("tools", tools(12))
@@ -328,6 +330,8 @@ class DataPlaneTest {
         RouterFixture.Reply plain = RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(3000)).await();
         assertEquals("large", plain.header(HEADER_ASSIGNED_TIER));
         assertEquals(before + 2, fallbacks("non_prompt_body"));
+        awaitServed("nano", nano + 2);
+        awaitServed("large", large + 1);
     }
 
     /**
@@ -335,7 +339,8 @@ class DataPlaneTest {
      * options), only the model changed to the tier's: function calling works through the router.
      */
     @Test
-    void theUpstreamGetsTheClientsChatWithTheTiersModel() {
+    void theUpstreamGetsTheClientsChatWithTheTiersModel() throws InterruptedException {
+        double nano = requests("nano", "200");
         JsonObject body = new JsonObject().put("model", "client-model").put("temperature", 0.25).put("user", "u-7")
                 .put("messages", new JsonArray()
                         .add(new JsonObject().put("role", "system").put("content", "Answer in one word."))
@@ -347,6 +352,20 @@ class DataPlaneTest {
         JsonObject received = upstream.bodies().stream().skip(before)
                 .filter(json -> "u-7".equals(json.getString("user"))).findFirst().orElseThrow();
         assertEquals(body.copy().put("model", "upstream-" + reply.header(HEADER_ASSIGNED_TIER)), received);
+        assertEquals("nano", reply.header(HEADER_ASSIGNED_TIER));
+        awaitServed("nano", nano + 1);
+    }
+
+    /**
+     * Waits (up to 5 s) until {@code tier}'s 200s reach {@code expected}, then asserts it: a request
+     * is counted once its response's write completed, which can be just after the client read it, so
+     * a test that returns at once could have its count land in the next test's window.
+     */
+    private static void awaitServed(String tier, double expected) throws InterruptedException {
+        for (int i = 0; i < 500 && requests(tier, "200") < expected; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(expected, requests(tier, "200"), tier + " 200s");
     }
 
     private static double fallbacks(String reason) {
@@ -502,12 +521,7 @@ class DataPlaneTest {
                 .results().map(match -> match.group(1)).toList();
         assertEquals(List.of("200", "400"), statuses, exchange.response());
         assertTrue(exchange.closedByServer());
-        // The first request is counted once its write completed, which may be just after the close:
-        // wait for it (up to 5 s), so the next test's count starts after it.
-        for (int i = 0; i < 500 && requests("nano", "200") < served + 1; i++) {
-            Thread.sleep(10);
-        }
-        assertEquals(served + 1, requests("nano", "200"));
+        awaitServed("nano", served + 1);
     }
 
     /**
