@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Routing evaluation against a running router (./start.sh first): sends the prompts of the shared
-# corpus (GSM8K, MT-Bench) and of bench/data (unseen kinds: long passages, multiple choice, code, other languages) as OpenAI
+# corpus (GSM8K, MT-Bench) and of bench/data (unseen kinds: long passages, multiple choice, code, other languages, other scripts) as OpenAI
 # chat requests and prints per corpus the strict, banded and gross misroute rates against an
 # independent cl100k_base count (jtokkit), the confusion matrix, and how often the router's observed
 # tier (X-NX-Tier) and token count (X-NX-Tokens) equal that count. Loopback only; run it with the
@@ -18,6 +18,7 @@ default_corpora+=",unseen-passages=$NX_ROOT/bench/data/unseen-passages.jsonl"
 default_corpora+=",unseen-multiple-choice=$NX_ROOT/bench/data/unseen-multiple-choice.jsonl"
 default_corpora+=",unseen-code=$NX_ROOT/bench/data/unseen-code.jsonl"
 default_corpora+=",unseen-languages=$NX_ROOT/bench/data/unseen-languages.jsonl"
+default_corpora+=",unseen-scripts=$NX_ROOT/bench/data/unseen-scripts.jsonl"
 
 cp_="${NEXUSCORE_CLASSPATH:-}"
 if [ -z "$cp_" ]; then

@@ -62,6 +62,12 @@ const volatile struct load_settings settings = {
 	.ports = { 8080 },
 };
 
+/*
+ * Tokens per non-ASCII character by block (TOKEN_BLOCKS in nexus_shared.h): the loader writes
+ * TokenBlocks' table here before load; its own section so .rodata stays struct load_settings alone.
+ */
+const volatile __u16 token_block_q10[TOKEN_BLOCKS] SEC(".rodata.tokens") = {};
+
 /* routing_decisions(6), verdict_slots(6): where verdicts are stored and read. */
 #include "verdict_store.bpf.h"
 
@@ -170,7 +176,9 @@ struct scan_state {
 	__u32 prompt_end;    /* index of its closing quote; 0 while not seen */
 	__u32 raw;           /* bytes scanned */
 	__u32 escape;        /* ESCAPE_STARTED after a '\\'; 4..1: hex digits of "\\u" to come */
-	__u32 hex_a;         /* the first of those */
+	__u32 hex_a;         /* the first two of those */
+	__u32 hex_b;
+	__u32 lead;          /* lead byte of a 3-byte character whose second byte comes next; 0 otherwise */
 	__u32 kw_window;     /* last three prompt bytes, lower-cased (keyword scan) */
 	__u32 prev;          /* class (CLS_*) of the last character, and of the one before */
 	__u32 prev2;
@@ -180,8 +188,7 @@ struct scan_state {
 	__u32 punct_runs;
 	__u32 digit_runs;
 	__u32 letters;
-	__u32 lead2;
-	__u32 lead3;
+	__u32 chars_q10; /* block weights of the non-ASCII characters seen (token_block_q10) */
 	__u32 pos; /* phase 4: index of the next prompt byte to scan */
 };
 
@@ -591,11 +598,31 @@ static __always_inline void count_unit(struct scan_state *s, __u32 cls)
 	s->prev = cls;
 }
 
-/* One raw byte of the prompt string, outside the closing quote (PromptEstimate.Features.add). */
+/* A token_block_q10 weight; the mask only shows the verifier what every caller already bounds. */
+static __always_inline __u32 block_q10(__u32 block)
+{
+	return block < TOKEN_BLOCKS ? token_block_q10[block & 0x7ff] : 0;
+}
+
+/* A hex digit's value, anything else 0 (PromptEstimate.Features.hexValue). */
+static __always_inline __u32 hex_value(__u32 c)
+{
+	__u32 lower = c | 0x20;
+
+	return c >= '0' && c <= '9' ? c - '0' : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : 0;
+}
+
+/*
+ * One raw byte of the prompt string, outside the closing quote (PromptEstimate.Features.add): a
+ * non-ASCII character's block weight comes at its lead byte (2 or 4 bytes) or its second byte (3);
+ * a backslash-u escape's at its third hex digit.
+ */
 static __always_inline void count_byte(struct scan_state *s, __u8 c)
 {
 	__u32 escape = s->escape;
+	__u32 lead = s->lead;
 
+	s->lead = 0;
 	if (escape == ESCAPE_STARTED) {
 		if (c == 'u') {
 			count_unit(s, CLS_LETTER);
@@ -608,24 +635,26 @@ static __always_inline void count_byte(struct scan_state *s, __u8 c)
 		s->hex_a = c;
 		s->escape = 3;
 	} else if (escape == 3) {
-		if (s->hex_a == '0' && c >= '0' && c <= '7') { /* below U+0800: two UTF-8 bytes */
-			s->lead2++;
-			s->letters += 1;
-		} else {
-			s->lead3++;
-			s->letters += 2;
-		}
+		s->hex_b = c;
+		s->letters += s->hex_a == '0' && c >= '0' && c <= '7' ? 1 : 2; /* below U+0800: two UTF-8 bytes */
 		s->escape = 2;
+	} else if (escape == 2) {
+		s->chars_q10 += block_q10(hex_value(s->hex_a) << 6 | hex_value(s->hex_b) << 2 | hex_value(c) >> 2);
+		s->escape = 1;
 	} else if (escape) {
 		s->escape = escape - 1;
 	} else if (c == '\\') {
 		s->escape = ESCAPE_STARTED;
 	} else if (c >= 0x80) {
 		count_unit(s, CLS_LETTER);
-		if (c >= 0xe0)
-			s->lead3++;
+		if (c >= 0xf0)
+			s->chars_q10 += block_q10(TOKEN_BLOCK_SUPPLEMENTARY);
+		else if (c >= 0xe0)
+			s->lead = c;
 		else if (c >= 0xc0)
-			s->lead2++;
+			s->chars_q10 += block_q10(c & 0x1f);
+		else if (lead)
+			s->chars_q10 += block_q10((lead & 0x0f) << 6 | (c & 0x3f));
 	} else {
 		__u8 lower = c | 0x20;
 		count_unit(s, lower >= 'a' && lower <= 'z' ? CLS_LETTER :
@@ -671,26 +700,23 @@ static __always_inline __u32 word_window(__u64 word)
 #define PROMPT_WORDS 2
 
 /*
- * The features of fast words (no '"', no '\\', no escape pending) as counted in registers: a run
+ * The features of fast words (ASCII only, no '"', no '\\', no escape pending) as counted in registers: a run
  * starts where a class bit is set and the previous byte's is not. carry_* hold the previous byte's
  * class bits (bit 7 of byte 0, ready to or into a mask shifted by one byte); blank2 the one before.
  * Counts gather as bit-7 flags per byte lane (at most PROMPT_WORDS per lane) and are added up once.
  */
 struct word_counts {
 	__u64 carry_letter, carry_digit, carry_punct, carry_blank, carry_blank2;
-	__u64 words, digit_runs, punct_runs, second_blanks, letters, lead2, lead3;
+	__u64 words, digit_runs, punct_runs, second_blanks, letters;
 	__u64 last_letters, last_digits, last_blanks;
 };
 
 static __always_inline void count_word(struct word_counts *c, __u64 word)
 {
-	__u64 high = word & HIGHS;
-	__u64 letters = (in_range((word | LOWER) & ~HIGHS, 'a', 'z') & ~word) | high;
+	__u64 letters = in_range((word | LOWER) & ~HIGHS, 'a', 'z') & ~word;
 	__u64 digits = in_range(word & ~HIGHS, '0', '9') & ~word;
 	__u64 blanks = eq_mask(word, ' ');
 	__u64 punct = HIGHS & ~(letters | digits | blanks);
-	__u64 lead = word & (word << 1) & HIGHS; /* bytes >= 0xc0 */
-	__u64 lead3 = lead & (word << 2);        /* bytes >= 0xe0 */
 
 	c->words += (letters & ~((letters << 8) | c->carry_letter)) >> 7;
 	c->digit_runs += (digits & ~((digits << 8) | c->carry_digit)) >> 7;
@@ -698,8 +724,6 @@ static __always_inline void count_word(struct word_counts *c, __u64 word)
 	c->second_blanks += (blanks & ((blanks << 8) | c->carry_blank) &
 			     ~((blanks << 16) | c->carry_blank2 | (c->carry_blank << 8))) >> 7;
 	c->letters += letters >> 7;
-	c->lead2 += (lead & ~lead3) >> 7;
-	c->lead3 += lead3 >> 7;
 	c->carry_letter = letters >> 56;
 	c->carry_digit = digits >> 56;
 	c->carry_punct = punct >> 56;
@@ -741,7 +765,8 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 		if (at + CHUNK > len)
 			break;
 		__u64 word = load64(hb, at);
-		if (has_byte(word, '"') || has_byte(word, '\\'))
+		/* Non-ASCII bytes take the byte path: their weight is a table lookup per character. */
+		if ((word & HIGHS) || has_byte(word, '"') || has_byte(word, '\\'))
 			break;
 		count_word(&c, word);
 		if (at < kw_end) {
@@ -759,8 +784,7 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 	s->punct_runs += lane_sum(c.punct_runs);
 	s->second_blanks += lane_sum(c.second_blanks);
 	s->letters += lane_sum(c.letters);
-	s->lead2 += lane_sum(c.lead2);
-	s->lead3 += lane_sum(c.lead3);
+	s->lead = 0; /* a 3-byte lead followed by ASCII: malformed, the character weighs nothing */
 	s->prev2 = class_at(c.last_letters, c.last_digits, c.last_blanks, 6);
 	s->prev = class_at(c.last_letters, c.last_digits, c.last_blanks, 7);
 	s->raw += n;
@@ -838,8 +862,7 @@ static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u64
 	__u64 extra = body_len > consumed + TRAILER_ALLOWANCE ? body_len - consumed - TRAILER_ALLOWANCE : 0;
 	__u64 seen = (__u64)TOKEN_PER_WORD_Q10 * s->words + (__u64)TOKEN_PER_BLANK_RUN_Q10 * s->second_blanks +
 		     (__u64)TOKEN_PER_PUNCT_RUN_Q10 * s->punct_runs + (__u64)TOKEN_PER_DIGIT_RUN_Q10 * s->digit_runs +
-		     (__u64)TOKEN_PER_LETTER_Q10 * s->letters + (__u64)TOKEN_PER_LEAD2_Q10 * s->lead2 +
-		     (__u64)TOKEN_PER_LEAD3_Q10 * s->lead3;
+		     (__u64)TOKEN_PER_LETTER_Q10 * s->letters + s->chars_q10;
 
 	if (extra > PROMPT_EXTRA_MAX)
 		extra = PROMPT_EXTRA_MAX;

@@ -211,7 +211,7 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
 /*
  * Tokens of the prompt string's characters seen, in 1/1024 tokens (io.nexuscore.classify.PromptEstimate
  * has the rules): per letter run (a word), second blank of a blank run, punctuation run, digit run,
- * letter, and lead byte of a 2-byte and of a 3/4-byte UTF-8 character. Unseen bytes of a prompt
+ * letter, and each non-ASCII character's block weight (token_block_q10). Unseen bytes of a prompt
  * count at the rate seen, or TOKEN_PER_BYTE_Q10 when nothing was seen; the sum times gain >> 20
  * is the estimate.
  */
@@ -220,8 +220,13 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
 #define TOKEN_PER_PUNCT_RUN_Q10 909
 #define TOKEN_PER_DIGIT_RUN_Q10 2005
 #define TOKEN_PER_LETTER_Q10 129
-#define TOKEN_PER_LEAD2_Q10 128
-#define TOKEN_PER_LEAD3_Q10 613
+/*
+ * token_block_q10 (nexus_classify's .rodata.tokens): tokens per non-ASCII character by block of 64
+ * code points (cp >> 6) of the BMP, then one entry for every character above it. The weights are
+ * io.nexuscore.classify.TokenBlocks' (token-blocks.tsv), written by the loader before load.
+ */
+#define TOKEN_BLOCKS 1025
+#define TOKEN_BLOCK_SUPPLEMENTARY 1024
 #define TOKEN_PER_BYTE_Q10 241
 #define TOKEN_GAIN_ONE 1024        /* gain 1.0 in Q10 */
 /* The largest gain any reader applies (8.0): a tool may write any u32 into token_model. */

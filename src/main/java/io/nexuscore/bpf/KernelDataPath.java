@@ -9,6 +9,7 @@ import io.nexuscore.tenants.TenantPolicyMap;
 
 import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.classify.ThresholdStore;
+import io.nexuscore.classify.TokenBlocks;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.config.KernelConfig;
 import io.nexuscore.config.ScoringConfig;
@@ -73,6 +74,8 @@ public final class KernelDataPath implements AutoCloseable {
     public static final String ADAPT_ARM_PROGRAM = "nexus_adapt_arm";
     /** The section of the const volatile switch nexus_observe (nexus_timing.bpf.h), a __u32. */
     static final String OBSERVE_SECTION = ".rodata.observe";
+    /** The section of token_block_q10, the prompt estimate's weights per non-ASCII character (TokenBlocks). */
+    static final String TOKEN_BLOCKS_SECTION = ".rodata.tokens";
     /** Pinned maps (file names under the pin directory). */
     public static final List<String> PINNED_MAPS =
             List.of("routing_decisions", "routing_decisions6", "verdict_slots", "verdict_slots6", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain",
@@ -557,6 +560,7 @@ public final class KernelDataPath implements AutoCloseable {
             object.pinMapsUnder(pinDir);
             object.writeRodata(".rodata", SharedStructs.loadSettings(scoring.weights(), ports));
             object.writeRodata(OBSERVE_SECTION, new byte[] {(byte) (observe ? 1 : 0), 0, 0, 0});
+            object.writeRodata(TOKEN_BLOCKS_SECTION, TokenBlocks.rodata());
             object.load();
             return object;
         } catch (RuntimeException e) {

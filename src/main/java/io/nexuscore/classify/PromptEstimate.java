@@ -14,12 +14,12 @@ package io.nexuscore.classify;
  *                 parts, null, a key too near the end) there is no prompt string
  * scan            from there to the closing quote or the end of the visible body, byte by byte
  *                 ({@link Features}): letter runs (words), punctuation runs, digit runs, the
- *                 second blank of each blank run, letters, and lead bytes of 2-byte and of 3/4-byte
- *                 UTF-8 characters (bytes &gt;= 0x80 are letters); keywords sum, ref, gen, ana in
- *                 the string's first KEYWORD_SCAN_BYTES bytes (raw, ASCII case-insensitive), as
- *                 the guests scan the prompt
+ *                 second blank of each blank run, letters (bytes &gt;= 0x80 are letters), and each
+ *                 non-ASCII character's block weight ({@link TokenBlocks}); keywords sum, ref, gen,
+ *                 ana in the string's first KEYWORD_SCAN_BYTES bytes (raw, ASCII case-insensitive),
+ *                 as the guests scan the prompt
  * tokens seen     537 words + 657 second blanks + 909 punctuation runs + 2005 digit runs
- *                 + 129 letters + 128 lead2 + 613 lead3, in 1/1024 tokens
+ *                 + 129 letters + the characters' block weights, in 1/1024 tokens
  * rest            body bytes after the scan (past the closing quote, or past the window) beyond
  *                 TRAILER_ALLOWANCE: more messages or the prompt's unseen part, counted at the
  *                 seen rate (tokens seen * rest / bytes scanned); with nothing scanned, 241 per byte
@@ -30,12 +30,16 @@ package io.nexuscore.classify;
  *
  * The coefficients follow cl100k_base's pre-tokenizer: a word with the blank before it is about a
  * token (long or non-English words more, hence the per-letter term), a digit run is the blank
- * before it plus its digits in groups of three, a punctuation run is about one, and a CJK
- * character about 0.6 beyond its letters. They are one weighted least-squares fit on real text
- * (GSM8K, MT-Bench, Chinese, German and Russian manual pages, Java source) and were checked on
- * text they were not fitted to (bench/data, C, YAML, English, Spanish and Japanese manual pages):
- * mean relative error 3-10 %, except Latin-script languages other than English (about 20 % low),
- * which the calibrated gain corrects for traffic that is mostly of one language.
+ * before it plus its digits in groups of three, a punctuation run is about one. They are one
+ * weighted least-squares fit on real text (GSM8K, MT-Bench, Chinese, German and Russian manual
+ * pages, Java source) and were checked on text they were not fitted to (bench/data, C, YAML,
+ * English, Spanish and Japanese manual pages): mean relative error 3-10 %. What a non-ASCII
+ * character costs depends on its script (about 0.6 tokens beyond its letters for CJK, 2.5 for
+ * Oriya): {@link TokenBlocks} has a weight per block of 64 code points, fitted per script on
+ * translations of one half of Debian's packages and checked on the other half (bench/estimator-fit.sh).
+ * Latin-script languages other than English still come out 0-20 % low (their words split into more
+ * tokens than English words of the same length); the calibrated gain corrects that for traffic that
+ * is mostly of one language.
  *
  * @param tokensQ10    the estimate at unit gain, in 1/1024 tokens
  * @param keywordBits  KW_BIT_* found in the prompt string ({@link Scorer}'s order: sum 1, ref 2, gen 4, ana 8)
@@ -55,8 +59,6 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
     public static final int TOKEN_PER_PUNCT_RUN_Q10 = 909;
     public static final int TOKEN_PER_DIGIT_RUN_Q10 = 2005;
     public static final int TOKEN_PER_LETTER_Q10 = 129;
-    public static final int TOKEN_PER_LEAD2_Q10 = 128;
-    public static final int TOKEN_PER_LEAD3_Q10 = 613;
     /** TOKEN_PER_BYTE_Q10: a byte of unseen text, ~4.25 bytes per token. */
     public static final int TOKEN_PER_BYTE_Q10 = 241;
     /** PROMPT_EXTRA_MAX in nexus_shared.h: unseen bytes counted at most. */
@@ -168,10 +170,12 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
 
     /**
      * The features of the prompt string's characters, byte by byte (scan_prompt in the kernel):
-     * runs of letters, of punctuation, of digits, second blanks of blank runs, letters, and the lead
-     * bytes of 2-byte and 3/4-byte UTF-8 characters. An escape is one character: backslash-u XXXX a letter
-     * standing for the 2 or 3 UTF-8 bytes of its code point, \n and \r a line break, \t a blank,
-     * any other a punctuation mark.
+     * runs of letters, of punctuation, of digits, second blanks of blank runs, letters, and the
+     * block weights of non-ASCII characters ({@link TokenBlocks}): a two-byte character's at its
+     * lead byte, a three-byte one's at its second byte, a four-byte one's at its lead. An escape is
+     * one character: backslash-u XXXX a letter standing for the 2 or 3 UTF-8 bytes of its code
+     * point, weighed at its third hex digit; \n and \r a line break, \t a blank, any other a
+     * punctuation mark.
      */
     static final class Features {
         static final int LETTER = 0;
@@ -187,15 +191,20 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         long punctRuns;
         long digitRuns;
         long letters;
-        long lead2;
-        long lead3;
+        /** The block weights of the non-ASCII characters seen, in 1/1024 tokens. */
+        long charsQ10;
         long raw;
         int prev = BREAK;
         int prev2 = BREAK;
         int escape;
         int hexA;
+        int hexB;
+        /** The lead byte of a three-byte character whose second byte comes next; 0 otherwise. */
+        int lead;
 
         void add(int c) {
+            int pendingLead = lead;
+            lead = 0;
             if (escape == ESCAPE_STARTED) {
                 if (c == 'u') {
                     unit(LETTER);
@@ -208,29 +217,37 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
                 hexA = c;
                 escape = 3;
             } else if (escape == 3) {
-                if (hexA == '0' && c >= '0' && c <= '7') { // below U+0800: two UTF-8 bytes
-                    lead2++;
-                    letters += 1;
-                } else {
-                    lead3++;
-                    letters += 2;
-                }
+                hexB = c;
+                letters += hexA == '0' && c >= '0' && c <= '7' ? 1 : 2; // below U+0800: two UTF-8 bytes
                 escape = 2;
+            } else if (escape == 2) {
+                charsQ10 += TokenBlocks.weightQ10(hexValue(hexA) << 6 | hexValue(hexB) << 2 | hexValue(c) >> 2);
+                escape = 1;
             } else if (escape != 0) {
                 escape--;
             } else if (c == '\\') {
                 escape = ESCAPE_STARTED;
             } else if (c >= 0x80) {
                 unit(LETTER);
-                if (c >= 0xe0) {
-                    lead3++;
+                if (c >= 0xf0) {
+                    charsQ10 += TokenBlocks.weightQ10(TokenBlocks.SUPPLEMENTARY);
+                } else if (c >= 0xe0) {
+                    lead = c;
                 } else if (c >= 0xc0) {
-                    lead2++;
+                    charsQ10 += TokenBlocks.weightQ10(c & 0x1f);
+                } else if (pendingLead != 0) {
+                    charsQ10 += TokenBlocks.weightQ10((pendingLead & 0x0f) << 6 | (c & 0x3f));
                 }
             } else {
                 int lower = c | 0x20;
                 unit(lower >= 'a' && lower <= 'z' ? LETTER : c >= '0' && c <= '9' ? DIGIT : c == ' ' ? BLANK : PUNCT);
             }
+        }
+
+        /** A hex digit's value; anything else counts as 0 (a malformed escape still ends four bytes on). */
+        static int hexValue(int c) {
+            int lower = c | 0x20;
+            return c >= '0' && c <= '9' ? c - '0' : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : 0;
         }
 
         private void unit(int cls) {
@@ -250,8 +267,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
 
         long tokensQ10() {
             return TOKEN_PER_WORD_Q10 * words + TOKEN_PER_BLANK_RUN_Q10 * secondBlanks + TOKEN_PER_PUNCT_RUN_Q10 * punctRuns
-                    + TOKEN_PER_DIGIT_RUN_Q10 * digitRuns + TOKEN_PER_LETTER_Q10 * letters
-                    + TOKEN_PER_LEAD2_Q10 * lead2 + TOKEN_PER_LEAD3_Q10 * lead3;
+                    + TOKEN_PER_DIGIT_RUN_Q10 * digitRuns + TOKEN_PER_LETTER_Q10 * letters + charsQ10;
         }
     }
 

@@ -90,6 +90,39 @@ class ParityTest {
         assertTrue(seen > 500, "cases: " + seen);
     }
 
+    /**
+     * Non-ASCII characters are weighed per block on the kernel's byte path while ASCII runs take the
+     * fast path: every character (2, 3 and 4 bytes, a 3-byte lead before ASCII, a lone continuation
+     * byte) at every offset around the 8-byte words, after ASCII filler, gets the Java scorer's score.
+     */
+    @Test
+    void nonAsciiBytesMatchAtEveryOffset() {
+        byte[][] pieces = {
+            {(byte) 0xce, (byte) 0xb1}, {(byte) 0xe0, (byte) 0xa4, (byte) 0xb9}, {(byte) 0xe4, (byte) 0xb8, (byte) 0xad},
+            {(byte) 0xf0, (byte) 0x9f, (byte) 0x98, (byte) 0x80}, {(byte) 0xe0, 'a', (byte) 0xa4}, {(byte) 0x85},
+            {(byte) 0xe1, (byte) 0xba}};
+        int srcPort = 40000;
+        for (byte[] piece : pieces) {
+            for (int at = 0; at <= 20; at++) {
+                java.io.ByteArrayOutputStream prompt = new java.io.ByteArrayOutputStream();
+                prompt.writeBytes("ab cd ef gh ij kl mn op qr".substring(0, at).getBytes(StandardCharsets.US_ASCII));
+                prompt.writeBytes(piece);
+                prompt.writeBytes(" and then some plain words".getBytes(StandardCharsets.US_ASCII));
+                prompt.writeBytes(piece);
+                java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+                body.writeBytes("{\"prompt\":\"".getBytes(StandardCharsets.US_ASCII));
+                body.writeBytes(prompt.toByteArray());
+                body.writeBytes("\"}".getBytes(StandardCharsets.US_ASCII));
+                byte[] head = ("POST /v1/completions HTTP/1.1\r\nHost: r\r\nContent-Length: " + body.size() + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII);
+                java.io.ByteArrayOutputStream payload = new java.io.ByteArrayOutputStream();
+                payload.writeBytes(head);
+                payload.writeBytes(body.toByteArray());
+                assertTrue(assertParity(payload.toByteArray(), srcPort++).isPresent());
+            }
+        }
+    }
+
     /** Runs payload through XDP from srcPort and asserts the kernel's verdict equals the Java scorer's. */
     private static Optional<KernelVerdict> assertParity(byte[] payload, int srcPort) {
         Scorer scorer = new Scorer(SCORING.weights());

@@ -61,7 +61,11 @@ public final class RequestGenerator {
         "{\"messages\":[{\"role\":\"system\",\"content\": \"", "{\"messages\":[{\"content\":[{\"type\":\"text\",\"text\":\"",
         "{\"prompt\":null,\"x\":\"", "{\"prompt\"", "{\"content\"::\"", "{\"promptx\":\""};
     private static final String[] PIECES = {"the ", "Summarize ", "refine", "GENERAL ", "banana", "42", "3.14 ", ", ",
-        "!", "\\n", "\\\"", "\\\\", "\\u00e9", "\\u2019s ", "\u00e9t\u00e9 ", "\u4e2d\u6587", "  ", "\t", "x_y", "{}[]"};
+        "!", "\\n", "\\\"", "\\\\", "\\u00e9", "\\u2019s ", "\u00e9t\u00e9 ", "\u4e2d\u6587", "  ", "\t", "x_y", "{}[]",
+        // scripts with their own block weights, raw and escaped (upper-case hex too), a pair, a bad escape
+        "\u03b1\u03b2\u03b3 ", "\\u03B1\\u03b2", "\u0939\u093f\u0928\u094d\u0926\u0940 ", "\\u0939\\u093F",
+        "\u0d15\u0d47\u0d30\u0d33\u0d02", "\u0565\u0580", "\u05e9\u05dc", "\ud83d\ude00", "\\ud83d\\ude00",
+        "\\u0zz9", "\u0e44\u0e17\u0e22", "\u1ea1i "};
 
     /** A JSON body (UTF-8) of about {@code length} bytes: a prompt string in one of many shapes. */
     private byte[] jsonBody(int length) {

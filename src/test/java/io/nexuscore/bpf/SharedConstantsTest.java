@@ -8,6 +8,7 @@ import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.RequestHeadParser;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.classify.TokenBlocks;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -73,8 +74,8 @@ class SharedConstantsTest {
         java.put("TOKEN_PER_PUNCT_RUN_Q10", (long) PromptEstimate.TOKEN_PER_PUNCT_RUN_Q10);
         java.put("TOKEN_PER_DIGIT_RUN_Q10", (long) PromptEstimate.TOKEN_PER_DIGIT_RUN_Q10);
         java.put("TOKEN_PER_LETTER_Q10", (long) PromptEstimate.TOKEN_PER_LETTER_Q10);
-        java.put("TOKEN_PER_LEAD2_Q10", (long) PromptEstimate.TOKEN_PER_LEAD2_Q10);
-        java.put("TOKEN_PER_LEAD3_Q10", (long) PromptEstimate.TOKEN_PER_LEAD3_Q10);
+        java.put("TOKEN_BLOCKS", (long) TokenBlocks.BLOCKS);
+        java.put("TOKEN_BLOCK_SUPPLEMENTARY", (long) TokenBlocks.SUPPLEMENTARY);
         java.put("TOKEN_PER_BYTE_Q10", (long) PromptEstimate.TOKEN_PER_BYTE_Q10);
         java.put("THRESHOLDS_WRITER_OTHER", (long) io.nexuscore.classify.ThresholdState.WRITER_OTHER);
         java.put("THRESHOLDS_WRITER_API", (long) io.nexuscore.classify.ThresholdState.WRITER_API);

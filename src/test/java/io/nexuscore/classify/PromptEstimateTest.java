@@ -30,23 +30,25 @@ class PromptEstimateTest {
         return PromptEstimate.scan(b, 0, b.length, b.length);
     }
 
-    /** Tokens at unit gain of the given features (W S2 P DS L H2 H3), rounded: the spec's sum. */
-    private static long tokens(long words, long secondBlanks, long punctRuns, long digitRuns, long letters, long lead2,
-                               long lead3) {
-        return (q10(words, secondBlanks, punctRuns, digitRuns, letters, lead2, lead3) * 1024 + (1 << 19)) >> 20;
+    /** Tokens at unit gain of the given features (W S2 P DS L) and character weights, rounded: the spec's sum. */
+    private static long tokens(long words, long secondBlanks, long punctRuns, long digitRuns, long letters, long charsQ10) {
+        return (q10(words, secondBlanks, punctRuns, digitRuns, letters, charsQ10) * 1024 + (1 << 19)) >> 20;
     }
 
-    private static long q10(long words, long secondBlanks, long punctRuns, long digitRuns, long letters, long lead2,
-                            long lead3) {
-        return 537 * words + 657 * secondBlanks + 909 * punctRuns + 2005 * digitRuns + 129 * letters + 128 * lead2
-                + 613 * lead3;
+    private static long q10(long words, long secondBlanks, long punctRuns, long digitRuns, long letters, long charsQ10) {
+        return 537 * words + 657 * secondBlanks + 909 * punctRuns + 2005 * digitRuns + 129 * letters + charsQ10;
+    }
+
+    /** The weight of the block of 64 code points that holds {@code codePoint}. */
+    private static long weight(int codePoint) {
+        return TokenBlocks.weightQ10(codePoint >= 0x10000 ? TokenBlocks.SUPPLEMENTARY : codePoint >> 6);
     }
 
     @Test
     void chatCountsTheFirstMessagesContentNotTheEnvelope() {
         PromptEstimate e = scan("{\"model\":\"gpt-4o\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"Hi there, 2 cats!\"}]}");
         // Hi|there|cats: 3 words of 11 letters; ',' and '!': 2 punctuation runs; '2': a digit run.
-        assertEquals(tokens(3, 0, 2, 1, 11, 0, 0), e.tokens(TokenGain.ONE_Q10));
+        assertEquals(tokens(3, 0, 2, 1, 11, 0), e.tokens(TokenGain.ONE_Q10));
         assertFalse(e.blind());
         assertEquals(0, e.keywordBits());
     }
@@ -56,7 +58,7 @@ class PromptEstimateTest {
         PromptEstimate e = scan("{\"prompt\": \"Summarize:\\n\\u00e9t\\u00e9 \\\"ok\\\"\"}");
         // Summarize | e-acute t e-acute (one word, two 2-byte letters) | ok; ':' and the two escaped
         // quotes; letters 9 + (2 + 1 + 2) + 2 = 16; the escaped line break is counted in no run.
-        assertEquals(tokens(3, 0, 3, 0, 16, 2, 0), e.tokens(TokenGain.ONE_Q10));
+        assertEquals(tokens(3, 0, 3, 0, 16, 2 * weight(0xe9)), e.tokens(TokenGain.ONE_Q10));
         assertEquals(Scorer.KW_BIT_SUM, e.keywordBits());
         PromptEstimate late = scan("{\"prompt\":\"" + "x".repeat(PromptEstimate.KEYWORD_SCAN_BYTES) + "summarize\"}");
         assertEquals(0, late.keywordBits(), "a keyword past the first 64 bytes does not count");
@@ -65,23 +67,57 @@ class PromptEstimateTest {
     @Test
     void runsOfBlanksDigitsAndMultiByteCharactersHaveTheirOwnTerms() {
         // "a    b": one second blank for the run of four; "12345 678": two digit runs; two CJK
-        // characters: a word of 6 letters and 2 lead3; two Cyrillic ones: 4 letters, 2 lead2;
-        // raw UTF-8 or JSON escapes alike.
-        assertEquals(tokens(2, 1, 0, 0, 2, 0, 0), scan("{\"prompt\":\"a    b\"}").tokens(TokenGain.ONE_Q10));
-        assertEquals(tokens(0, 0, 0, 2, 0, 0, 0), scan("{\"prompt\":\"12345 678\"}").tokens(TokenGain.ONE_Q10));
+        // characters: a word of 6 letters and their block's weight twice; two Cyrillic ones: 4
+        // letters; raw UTF-8 or JSON escapes alike.
+        assertEquals(tokens(2, 1, 0, 0, 2, 0), scan("{\"prompt\":\"a    b\"}").tokens(TokenGain.ONE_Q10));
+        assertEquals(tokens(0, 0, 0, 2, 0, 0), scan("{\"prompt\":\"12345 678\"}").tokens(TokenGain.ONE_Q10));
         String cjk = new String(new char[] {0x4e2d, 0x6587});
-        assertEquals(tokens(1, 0, 0, 0, 6, 0, 2), scan("{\"prompt\":\"" + cjk + "\"}").tokens(TokenGain.ONE_Q10));
+        assertEquals(tokens(1, 0, 0, 0, 6, 2 * weight(0x4e2d)), scan("{\"prompt\":\"" + cjk + "\"}").tokens(TokenGain.ONE_Q10));
         assertEquals(scan("{\"prompt\":\"" + cjk + "\"}"), scan("{\"prompt\":\"\\" + "u4e2d\\" + "u6587\"}"));
         String cyrillic = new String(new char[] {0x0449, 0x0438});
-        assertEquals(tokens(1, 0, 0, 0, 4, 2, 0), scan("{\"prompt\":\"" + cyrillic + "\"}").tokens(TokenGain.ONE_Q10));
+        assertEquals(tokens(1, 0, 0, 0, 4, weight(0x0449) + weight(0x0438)),
+                scan("{\"prompt\":\"" + cyrillic + "\"}").tokens(TokenGain.ONE_Q10));
         assertEquals(scan("{\"prompt\":\"" + cyrillic + "\"}"), scan("{\"prompt\":\"\\" + "u0449\\" + "u0438\"}"));
+    }
+
+    /**
+     * Each non-ASCII character weighs what its script costs: the block of 64 code points is found
+     * from the lead byte (2 bytes), the lead and second byte (3 bytes) or the first three hex
+     * digits of an escape, and a character outside the BMP weighs the same raw or as an escaped pair.
+     */
+    @Test
+    void eachNonAsciiCharacterWeighsItsScriptsBlock() {
+        record Case(String text, int codePoint) { }
+        for (Case c : List.of(new Case("\\u03B1", 0x3b1), new Case("\\u05d0", 0x5d0), new Case("\\u0915", 0x915),
+                new Case("\\u0b15", 0xb15), new Case("\\u0e01", 0xe01), new Case("\\u10D0", 0x10d0),
+                new Case("\\u1ea1", 0x1ea1), new Case("\\uac00", 0xac00))) {
+            String raw = new String(Character.toChars(c.codePoint()));
+            int utf8 = raw.getBytes(StandardCharsets.UTF_8).length;
+            assertEquals(tokens(1, 0, 0, 0, utf8, weight(c.codePoint())), scan("{\"prompt\":\"" + raw + "\"}")
+                    .tokens(TokenGain.ONE_Q10), c.text());
+            assertEquals(scan("{\"prompt\":\"" + raw + "\"}"), scan("{\"prompt\":\"" + c.text() + "\"}"), c.text());
+        }
+        // Scripts cl100k_base knows less well weigh more than the ones it knows well.
+        assertTrue(weight(0x0b15) > weight(0x0915) && weight(0x0915) > weight(0x4e2d) && weight(0x03b1) > weight(0x0438));
+        String emoji = new String(Character.toChars(0x1f600));
+        PromptEstimate rawEmoji = scan("{\"prompt\":\"" + emoji + "\"}");
+        PromptEstimate escapedPair = scan("{\"prompt\":\"\\" + "ud83d\\" + "ude00\"}");
+        assertEquals(q10(1, 0, 0, 0, 4, weight(0x1f600)), rawEmoji.tokensQ10());
+        assertEquals(q10(1, 0, 0, 0, 6, weight(0x1f600)), escapedPair.tokensQ10(), "the pair weighs one character");
+    }
+
+    /** Bytes that are not UTF-8 (a 3-byte lead before ASCII, a lone continuation byte) weigh nothing beyond their letters. */
+    @Test
+    void malformedUtf8AddsNoCharacterWeight() {
+        byte[] body = {'{', '"', 'p', 'r', 'o', 'm', 'p', 't', '"', ':', '"', (byte) 0xe0, 'a', (byte) 0xa4, '"', '}'};
+        assertEquals(q10(1, 0, 0, 0, 3, 0), PromptEstimate.scan(body, 0, body.length, body.length).tokensQ10());
     }
 
     @Test
     void bytesAfterTheStringBeyondTheAllowanceCountAsMorePromptAtTheSeenRate() {
         String head = "{\"messages\":[{\"role\":\"system\",\"content\":\"abcd efgh.\"},{\"role\":\"user\",\"content\":\"";
         String body = head + "y".repeat(200) + "\"}]}";
-        long seen = q10(2, 0, 1, 0, 8, 0, 0); // abcd|efgh, '.': 10 bytes scanned
+        long seen = q10(2, 0, 1, 0, 8, 0); // abcd|efgh, '.': 10 bytes scanned
         long extra = body.length() - (body.indexOf("\"},{") + 1) - PromptEstimate.TRAILER_ALLOWANCE;
         assertEquals(((seen + extra * seen / 10) * 1024 + (1 << 19)) >> 20, scan(body).tokens(TokenGain.ONE_Q10));
     }
@@ -90,7 +126,7 @@ class PromptEstimateTest {
     void aPromptCutByTheWindowIsExtrapolatedFromTheDeclaredLength() {
         byte[] b = ("{\"prompt\":\"" + "word ".repeat(100)).getBytes(StandardCharsets.US_ASCII);
         PromptEstimate e = PromptEstimate.scan(b, 0, 311, 1000); // 300 prompt bytes visible of a 1000-byte body
-        long seen = q10(60, 0, 0, 0, 240, 0, 0);
+        long seen = q10(60, 0, 0, 0, 240, 0);
         long extra = 1000 - 311 - PromptEstimate.TRAILER_ALLOWANCE;
         assertEquals(((seen + extra * seen / 300) * 1024 + (1 << 19)) >> 20, e.tokens(TokenGain.ONE_Q10));
     }
@@ -143,6 +179,37 @@ class PromptEstimateTest {
             assertTrue(mean < 0.15, file + ": mean relative error " + mean);
             assertTrue(worst < 0.40, file + ": worst relative error " + worst);
         }
+    }
+
+    /**
+     * Prompts in 34 languages and 25 scripts (bench/data/unseen-scripts.jsonl: translations from the
+     * Debian packages the block weights were not fitted on): per language the mean relative error
+     * stays under 30 % and over the file under 10 % (measured: 6 %; Ukrainian, which shares Russian's
+     * letters, the worst at ~20 % low). One weight for every multi-byte character, the estimate
+     * before the blocks, was 40-78 % low on Greek, Armenian, Arabic or Oriya.
+     */
+    @Test
+    void estimateTracksARealTokenizerInOtherScripts() throws IOException {
+        Encoding cl100k = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
+        java.util.Map<String, List<Double>> errors = new java.util.TreeMap<>();
+        for (String line : Files.readAllLines(Path.of("bench/data/unseen-scripts.jsonl"))) {
+            if (line.isBlank()) {
+                continue;
+            }
+            JsonObject json = new JsonObject(line);
+            String prompt = json.getString("prompt");
+            long truth = cl100k.countTokens(prompt);
+            long estimate = PromptEstimate.ofPrompt(prompt).tokens(TokenGain.ONE_Q10);
+            errors.computeIfAbsent(json.getString("language"), k -> new ArrayList<>())
+                    .add(Math.abs(estimate - truth) / (double) truth);
+        }
+        assertTrue(errors.size() >= 30, "languages: " + errors.keySet());
+        errors.forEach((language, list) -> {
+            double mean = list.stream().mapToDouble(d -> d).average().orElseThrow();
+            assertTrue(mean < 0.30, language + ": mean relative error " + mean);
+        });
+        double overall = errors.values().stream().flatMap(List::stream).mapToDouble(d -> d).average().orElseThrow();
+        assertTrue(overall < 0.10, "mean relative error over every language " + overall);
     }
 
     /** A body {@code {"prompt": ...}} as a client's JSON library writes it. */
