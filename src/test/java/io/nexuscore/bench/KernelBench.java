@@ -61,6 +61,13 @@ public final class KernelBench {
             heads.put("chat, " + promptBytes + " B prompt in the segment",
                     chatHead + "Content-Length: " + body.length() + "\r\n\r\n" + body);
         }
+        // Non-ASCII text takes the byte path (a block weight per character): 250 B of Greek, as UTF-8.
+        String greek = "Πόσα αυγά πουλάει, με 2 δολάρια το καθένα; ".repeat(10);
+        byte[] greekBytes = java.util.Arrays.copyOf(greek.getBytes(java.nio.charset.StandardCharsets.UTF_8), 250);
+        String greekBody = "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + new String(greekBytes, java.nio.charset.StandardCharsets.ISO_8859_1) + "\"}]}";
+        heads.put("chat, 250 B Greek prompt in the segment",
+                chatHead + "Content-Length: " + greekBody.length() + "\r\n\r\n" + greekBody);
         heads.put("not scored (binary payload)", "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc");
 
         KernelDataPath kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(PORT));
