@@ -47,8 +47,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
- *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0]
+ *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0] [--content string|parts]
  * </pre>
+ * {@code --content parts} writes each message's content as a list of parts ({@code [{"type":"text",
+ * "text":...}]}, as vision-capable clients and the Responses-style SDKs do) instead of a string.
  * {@code --tools N} sends every prompt as a function-calling request: N tool definitions (of
  * {@link #TOOL_NAMES}, the OpenAI shape: name, description, JSON-schema parameters) after the
  * messages, as the OpenAI SDKs order them. The truth is still the prompt's own count: the guests,
@@ -145,6 +147,7 @@ public final class RoutingEval {
         int limit = a.intValue("limit", 0);
         boolean oneWrite = !"jdk".equals(a.value("client", "one-write"));
         JsonArray tools = tools(a.intValue("tools", 0));
+        boolean parts = "parts".equals(a.value("content", "string"));
         Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
         ScoreWeights weights = ScoreWeights.DEFAULT;
 
@@ -158,7 +161,7 @@ public final class RoutingEval {
         System.out.println("client: " + (oneWrite ? "one-write (head and body in one segment)"
                 : "jdk HttpClient (body in its own segment)")
                 + (tools.isEmpty() ? "" : ", " + tools.size() + " tool definitions after the messages ("
-                + tools.encode().length() + " bytes)"));
+                + tools.encode().length() + " bytes)") + (parts ? ", content as a list of text parts" : ""));
 
         List<Tally> tallies = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
@@ -169,7 +172,7 @@ public final class RoutingEval {
                 List<Future<?>> sent = new ArrayList<>();
                 for (String prompt : corpus.getValue()) {
                     sent.add(pool.submit(() -> evaluate(oneWrite ? OneWriteClient::post : jdkPost(http), url, prompt,
-                            tools, before, weights, band, tally)));
+                            tools, parts, before, weights, band, tally)));
                 }
                 for (Future<?> f : sent) {
                     f.get();
@@ -206,10 +209,11 @@ public final class RoutingEval {
         };
     }
 
-    private static void evaluate(Poster poster, URI url, String prompt, JsonArray tools, Thresholds thresholds,
-                                 ScoreWeights weights, double band, Tally tally) {
+    private static void evaluate(Poster poster, URI url, String prompt, JsonArray tools, boolean parts,
+                                 Thresholds thresholds, ScoreWeights weights, double band, Tally tally) {
+        Object content = parts ? new JsonArray().add(new JsonObject().put("type", "text").put("text", prompt)) : prompt;
         JsonObject request = new JsonObject().put("model", "nexus").put("max_tokens", 16)
-                .put("messages", List.of(new JsonObject().put("role", "user").put("content", prompt)));
+                .put("messages", List.of(new JsonObject().put("role", "user").put("content", content)));
         if (!tools.isEmpty()) {
             request.put("tools", tools);
         }

@@ -401,14 +401,14 @@ public final class DataPlaneHandler {
         String prompt = parsed.work().prompt();
         Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, estimate, connection);
         if (now.isPresent()) {
-            dispatch(served, resolver.withoutNonPromptBytes(now.get(), requestLine, prompt, bodyLength, connection));
+            dispatch(served, resolver.withParsedPrompt(now.get(), requestLine, prompt, estimate, bodyLength, connection));
             return;
         }
         resolverPool.executeBlocking(() -> resolver.resolve(requestLine, bodyLength, estimate, connection), false)
                 .onComplete(ar -> {
                     if (ar.succeeded()) {
-                        dispatch(served, resolver.withoutNonPromptBytes(ar.result(), requestLine, prompt, bodyLength,
-                                connection));
+                        dispatch(served, resolver.withParsedPrompt(ar.result(), requestLine, prompt, estimate,
+                                bodyLength, connection));
                     } else {
                         LOG.log(Level.ERROR, "tier resolution failed", ar.cause());
                         reject(request, Problems.internal("tier resolution failed: " + ar.cause().getMessage()));

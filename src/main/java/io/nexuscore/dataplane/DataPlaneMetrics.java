@@ -95,7 +95,7 @@ public final class DataPlaneMetrics {
 
     void verdictFallback(String reason) {
         fallbacks.computeIfAbsent(reason, key -> Counter.builder("nexus_verdict_fallbacks")
-                .description("Requests the Java scorer decided: no kernel verdict, another request's, or a body holding more than its prompt")
+                .description("Requests the Java scorer decided: no kernel verdict, another request's, a body holding more than its prompt, or a prompt the byte scan could not see")
                 .tag("reason", reason)
                 .register(registry)).increment();
     }

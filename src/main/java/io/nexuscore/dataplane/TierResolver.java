@@ -97,19 +97,23 @@ public final class TierResolver {
     static final int ENVELOPE_SLACK = 256;
 
     /**
-     * The decision again from the parsed prompt alone, when the body holds much more than the prompt
-     * ({@code tools}, {@code functions}, a {@code response_format} schema, ...): the kernel and its Java
-     * twin see bytes, and count those bytes as prompt, where the guests (the routing truth) count the
-     * messages' contents only. Only a changed tier replaces {@code decided} (route source {@code user},
-     * counted as {@code nexus_verdict_fallbacks_total{reason="non_prompt_body"}}); the tenant floor
-     * still holds. A request whose body is its prompt keeps its decision after a length comparison.
+     * The decision again from the parsed prompt alone, when the bytes the scan counted were not the
+     * prompt: the body holds much more than the prompt ({@code tools}, {@code functions}, a
+     * {@code response_format} schema, ...; the kernel and its Java twin count those bytes as prompt,
+     * where the guests, the routing truth, count the messages' contents only), or the scan found no
+     * prompt string at all (content written as a list of parts, {@code [{"type":"text","text":...}]}),
+     * so the estimate came from the body's length alone. Only a changed tier replaces {@code decided}
+     * (route source {@code user}, counted as {@code nexus_verdict_fallbacks_total{reason}} with
+     * {@code non_prompt_body} or {@code unscanned_prompt}); the tenant floor still holds. A request
+     * whose body is its prompt keeps its decision after a length comparison.
      */
-    public Resolution withoutNonPromptBytes(Resolution decided, byte[] requestLine, String prompt, long bodyLength,
-                                            ConnectionInfo connection) {
-        if (prompt == null || bodyLength <= (long) prompt.length() + ENVELOPE_SLACK) {
-            return decided; // a prompt's UTF-8 takes at least a byte a char
+    public Resolution withParsedPrompt(Resolution decided, byte[] requestLine, String prompt, PromptEstimate scanned,
+                                       long bodyLength, ConnectionInfo connection) {
+        if (prompt == null || prompt.isEmpty()) {
+            return decided;
         }
-        if (bodyLength <= PromptEstimate.utf8Length(prompt) + ENVELOPE_SLACK) {
+        String reason = holdsMoreThan(prompt, bodyLength) ? "non_prompt_body" : scanned.blind() ? "unscanned_prompt" : null;
+        if (reason == null) {
             return decided;
         }
         PromptEstimate own = PromptEstimate.ofPrompt(prompt);
@@ -122,8 +126,14 @@ public final class TierResolver {
         if (tier == decided.tier()) {
             return decided;
         }
-        metrics.verdictFallback("non_prompt_body");
+        metrics.verdictFallback(reason);
         return new Resolution(tier, score, RouteSource.USER, decided.thresholds(), own.estimateQ4());
+    }
+
+    /** True when the body is more than {@link #ENVELOPE_SLACK} bytes longer than the prompt's UTF-8. */
+    private static boolean holdsMoreThan(String prompt, long bodyLength) {
+        // A prompt's UTF-8 takes at least a byte a char: most requests stop at the first comparison.
+        return bodyLength > (long) prompt.length() + ENVELOPE_SLACK && bodyLength > PromptEstimate.utf8Length(prompt) + ENVELOPE_SLACK;
     }
 
     private static Resolution withFloor(Resolution decided, ConnectionInfo connection) {

@@ -7,12 +7,17 @@ import static io.nexuscore.dataplane.DataPlaneHandler.HEADER_TIER;
 import static io.nexuscore.dataplane.RawHttp.ascii;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.Encoding;
+import com.knuddels.jtokkit.api.EncodingType;
 import io.micrometer.core.instrument.Counter;
 import io.nexuscore.RouterRuntime;
+import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.http.Problem;
 import io.nexuscore.testing.LocalOpenAiServer;
@@ -30,6 +35,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -332,6 +338,34 @@ class DataPlaneTest {
         assertEquals(before + 2, fallbacks("non_prompt_body"));
         awaitServed("nano", nano + 2);
         awaitServed("large", large + 1);
+    }
+
+    /**
+     * Content written as a list of parts ({@code [{"type":"text","text":...}]}, as vision-capable
+     * clients send it) leaves the byte scan no prompt string, so its estimate would come from the
+     * body's length (about 4.25 bytes a token): a Greek question of 81 cl100k tokens in 257 bytes
+     * would go to nano, 40 short English questions (201 tokens) to small. The tier comes from the
+     * parsed prompt instead: the one cl100k_base gives.
+     */
+    @Test
+    void contentGivenAsPartsIsDecidedFromItsText() throws InterruptedException {
+        Encoding cl100k = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
+        double before = fallbacks("unscanned_prompt");
+        byte[] line = "POST /v1/chat/completions HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1);
+        for (String text : List.of("Ποια είναι η πρωτεύουσα της Ελλάδας και γιατί; ".repeat(2), "Is it a cat? ".repeat(40))) {
+            JsonObject body = new JsonObject().put("model", "whatever").put("messages", new JsonArray().add(new JsonObject()
+                    .put("role", "user").put("content", new JsonArray().add(new JsonObject().put("type", "text").put("text", text)))));
+            byte[] bytes = body.encode().getBytes(StandardCharsets.UTF_8);
+            PromptEstimate scanned = PromptEstimate.scan(bytes, 0, bytes.length, bytes.length);
+            Tier truth = RouterFixture.THRESHOLDS.tierFor(cl100k.countTokensOrdinary(text));
+            assertTrue(scanned.blind(), "no prompt string for the scan");
+            assertNotEquals(truth, RouterFixture.THRESHOLDS.tierFor(RouterFixture.SCORER.score(line, scanned)), "the length would misroute it");
+            RouterFixture.Reply reply = RouterFixture.post(client, port, "/v1/chat/completions", body).await();
+            assertEquals(200, reply.status(), reply.body().toString());
+            assertEquals(truth.label(), reply.header(HEADER_ASSIGNED_TIER), text);
+            assertEquals("user", reply.header(DataPlaneHandler.HEADER_ROUTE_SOURCE));
+        }
+        assertEquals(before + 2, fallbacks("unscanned_prompt"), "both re-decided from the parsed prompt");
     }
 
     /**
