@@ -172,8 +172,13 @@ struct scan_state {
 	__u32 value_from; /* index where that value starts (after the header name) */
 	__u32 cl_found;
 	/* Phase 3 and 4: the prompt string in the body (PromptEstimate's javadoc has the rules). */
-	__u32 prompt_from;   /* index just past the prompt string's opening quote; 0 = none found */
-	__u32 prompt_end;    /* index of its closing quote; 0 while not seen */
+	__u32 prompt_from;   /* index just past the first prompt string's opening quote; 0 = none found */
+	__u32 key_pos;       /* where the search for the next prompt key goes on */
+	__u32 key_end;       /* index just past the key it found; 0 = none */
+	__u32 keys;          /* prompt keys done (PROMPT_STRINGS at most) */
+	__u32 in_string;     /* 1 while scanning a prompt string, 0 while looking for a key */
+	__u32 string_end;    /* index of the closing quote of the string being scanned; 0 while not seen */
+	__u32 scan_end;      /* index just past the last string scanned, or len when one ran into it */
 	__u32 raw;           /* bytes scanned */
 	__u32 escape;        /* ESCAPE_STARTED after a '\\'; 4..1: hex digits of "\\u" to come */
 	__u32 hex_a;         /* the first two of those */
@@ -475,7 +480,7 @@ static __always_inline bool starts_request(const __u8 *b, __u32 len)
 #define KEY_WORDS 4
 #define KEY_STRIDE (KEY_WORDS * CHUNK)
 
-/* Phase 3, one word with a '"' at base..base+7: a key starting there sets prompt_from; 1 = stop. */
+/* Phase 3, one word with a '"' at base..base+7: a key starting there sets key_end; 1 = stop. */
 static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_state *s, __u32 base, __u32 len)
 {
 #pragma unroll
@@ -487,11 +492,11 @@ static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_st
 			continue;
 		__u64 word = load64(hb, i);
 		if (word == PROMPT_KEY) {
-			s->prompt_from = i + 8;
+			s->key_end = i + 8;
 			return 1;
 		}
 		if (word == CONTENT_KEY && i + 9 <= len && AT(hb, i + 8) == '"') {
-			s->prompt_from = i + 9;
+			s->key_end = i + 9;
 			return 1;
 		}
 	}
@@ -499,17 +504,13 @@ static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_st
 }
 
 /*
- * Phase 3, stride k of the body: the first prompt key, "prompt" or "content" (quotes included),
- * wholly inside the window. Sets prompt_from to the index just past the key; 1 = stop. Words
- * without a '"' are skipped (bytes past len in such a load are stale, but a key needs i + 8 <= len).
+ * Phase 3, one stride from start: the next prompt key, "prompt" or "content" (quotes included),
+ * wholly inside the window. Sets key_end to the index just past the key; 1 = stop (a key, or the
+ * window's end). Words without a '"' are skipped (bytes past len in such a load are stale, but a
+ * key needs i + 8 <= len).
  */
-static long find_prompt_key(__u64 k, void *arg)
+static __always_inline long find_key_in_stride(struct head_buf *hb, struct scan_state *s, __u32 start, __u32 len)
 {
-	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
-	struct scan_state *s = &hb->scan;
-	__u32 start = s->head_end + (__u32)k * KEY_STRIDE;
-	__u32 len = s->len;
-
 #pragma unroll
 	for (__u32 w = 0; w < KEY_WORDS; w++) {
 		__u32 base = start + w * CHUNK;
@@ -795,11 +796,10 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
  * Phase 4, one step from s->pos: the prompt string's features up to the closing quote (an escape
  * is one character), and keywords over its first KEYWORD_SCAN_BYTES bytes. Runs of fast words go
  * PROMPT_WORDS at a time (keywords matched a word at a time); anything else one byte at a time for CHUNK bytes. Every
- * step moves pos by CHUNK or more, so (len - prompt_from) / CHUNK steps reach the window's end.
+ * step moves pos by CHUNK or more, so (len - start) / CHUNK steps from a string's start reach the window's end.
  */
-static long scan_prompt(__u64 k, void *arg)
+static __always_inline long scan_string_step(struct head_buf *hb)
 {
-	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
 	struct scan_state *s = &hb->scan;
 	__u32 base = s->pos;
 	__u32 len = s->len;
@@ -819,7 +819,7 @@ static long scan_prompt(__u64 k, void *arg)
 			return 1;
 		__u8 c = AT(hb, i);
 		if (s->escape == 0 && c == '"') {
-			s->prompt_end = i;
+			s->string_end = i;
 			return 1;
 		}
 		s->raw++;
@@ -842,6 +842,65 @@ static long scan_prompt(__u64 k, void *arg)
 }
 
 /*
+ * Phases 3 and 4, one step: for each of the first PROMPT_STRINGS prompt keys of the body, in
+ * order, find the key after the previous string (a stride at a time), then scan its string (a key
+ * whose value is not a string, such as content parts, is passed over). A string running into the
+ * window's end is the last. One bpf_loop drives both phases so that each is verified once. Every
+ * step moves key_pos by KEY_STRIDE or pos by CHUNK, or ends a key or a string (at most 2 per key).
+ */
+static long scan_body(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 len = s->len;
+
+	if (s->in_string) {
+		if (!scan_string_step(hb))
+			return 0;
+		__u32 string_end = s->string_end;
+		if (!string_end || string_end >= len) {
+			s->scan_end = len; /* ran into the window's end */
+			return 1;
+		}
+		s->scan_end = string_end + 1;
+		s->key_pos = string_end + 1;
+		s->in_string = 0;
+		return ++s->keys >= PROMPT_STRINGS;
+	}
+
+	__u32 start = s->key_pos;
+	if (start >= len)
+		return 1;
+	s->key_pos = start + KEY_STRIDE;
+	s->key_end = 0;
+	if (!find_key_in_stride(hb, s, start, len))
+		return 0;
+	__u32 key_end = s->key_end;
+	if (!key_end || key_end > len)
+		return 1; /* the window ended without another key */
+	__u32 from = prompt_string_start(hb, key_end, len);
+	if (!from) {
+		s->key_pos = key_end;
+		return ++s->keys >= PROMPT_STRINGS;
+	}
+	if (!s->prompt_from)
+		s->prompt_from = from;
+	/* The first character starts a run, as after the line break the guests join messages with. */
+	s->prev = CLS_BREAK;
+	s->prev2 = CLS_BREAK;
+	s->lead = 0;
+	s->kw_window = 0;
+	s->string_end = 0;
+	s->pos = from;
+	s->in_string = 1;
+	if (from >= len) {
+		s->scan_end = len;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * The prompt's tokens at unit gain, 1/1024 tokens: the features seen, plus the body bytes after
  * the scan beyond TRAILER_ALLOWANCE (more messages, or the part past the window) at the rate seen;
  * without a prompt string, the body less ENVELOPE_GUESS at TOKEN_PER_BYTE_Q10.
@@ -857,7 +916,7 @@ static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u64
 		*blind = body_len > 0;
 		return bytes * TOKEN_PER_BYTE_Q10;
 	}
-	__u32 scan_end = s->prompt_end ? s->prompt_end + 1 : s->len;
+	__u32 scan_end = s->scan_end;
 	__u64 consumed = scan_end > s->head_end ? scan_end - s->head_end : 0;
 	__u64 extra = body_len > consumed + TRAILER_ALLOWANCE ? body_len - consumed - TRAILER_ALLOWANCE : 0;
 	__u64 seen = (__u64)TOKEN_PER_WORD_Q10 * s->words + (__u64)TOKEN_PER_BLANK_RUN_Q10 * s->second_blanks +
@@ -950,12 +1009,8 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 
 	__u32 head_end = s->head_end;
 	if (head_end && head_end < len) {
-		bpf_loop((len - head_end + KEY_STRIDE - 1) / KEY_STRIDE, find_prompt_key, &sc, 0);
-		if (s->prompt_from)
-			s->prompt_from = prompt_string_start(hb, s->prompt_from, len);
-		s->pos = s->prompt_from;
-		if (s->prompt_from && s->prompt_from < len)
-			bpf_loop((len - s->prompt_from + CHUNK - 1) / CHUNK, scan_prompt, &sc, 0);
+		s->key_pos = head_end;
+		bpf_loop((len - head_end) / CHUNK + 2 * PROMPT_STRINGS + 2, scan_body, &sc, 0);
 	}
 	bool blind = false;
 	__u64 q10 = prompt_tokens_q10(s, body_len, &blind);

@@ -236,6 +236,8 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
  * one period's prompt mix moves the ratio by a few percent, and chasing that only jitters tiers.
  */
 #define CALIBRATION_DEADBAND_Q10 32
+/* Prompt keys a scan looks at, at most (a chat's first messages: a system prompt, the question...). */
+#define PROMPT_STRINGS 8
 /* Prompt bytes (after the opening quote) scanned for the keywords, as the guests do. */
 #define KEYWORD_SCAN_BYTES 64
 /* Bytes after the prompt string's closing quote that are envelope, not more prompt. */

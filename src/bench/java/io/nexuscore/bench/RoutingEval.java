@@ -47,8 +47,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
- *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0] [--content string|parts]
+ *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0] [--content string|parts] [--system TEXT]
  * </pre>
+ * {@code --system TEXT} puts a system message with TEXT before each prompt, as most chat clients do;
+ * the truth is then the count of both contents joined by a line break, as the guests join messages.
  * {@code --content parts} writes each message's content as a list of parts ({@code [{"type":"text",
  * "text":...}]}, as vision-capable clients and the Responses-style SDKs do) instead of a string.
  * {@code --tools N} sends every prompt as a function-calling request: N tool definitions (of
@@ -148,6 +150,7 @@ public final class RoutingEval {
         boolean oneWrite = !"jdk".equals(a.value("client", "one-write"));
         JsonArray tools = tools(a.intValue("tools", 0));
         boolean parts = "parts".equals(a.value("content", "string"));
+        String system = a.value("system", "");
         Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
         ScoreWeights weights = ScoreWeights.DEFAULT;
 
@@ -161,7 +164,8 @@ public final class RoutingEval {
         System.out.println("client: " + (oneWrite ? "one-write (head and body in one segment)"
                 : "jdk HttpClient (body in its own segment)")
                 + (tools.isEmpty() ? "" : ", " + tools.size() + " tool definitions after the messages ("
-                + tools.encode().length() + " bytes)") + (parts ? ", content as a list of text parts" : ""));
+                + tools.encode().length() + " bytes)") + (parts ? ", content as a list of text parts" : "")
+                + (system.isEmpty() ? "" : ", system message \"" + system + "\" first"));
 
         List<Tally> tallies = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
@@ -172,7 +176,7 @@ public final class RoutingEval {
                 List<Future<?>> sent = new ArrayList<>();
                 for (String prompt : corpus.getValue()) {
                     sent.add(pool.submit(() -> evaluate(oneWrite ? OneWriteClient::post : jdkPost(http), url, prompt,
-                            tools, parts, before, weights, band, tally)));
+                            tools, parts, system, before, weights, band, tally)));
                 }
                 for (Future<?> f : sent) {
                     f.get();
@@ -209,11 +213,16 @@ public final class RoutingEval {
         };
     }
 
-    private static void evaluate(Poster poster, URI url, String prompt, JsonArray tools, boolean parts,
+    private static void evaluate(Poster poster, URI url, String prompt, JsonArray tools, boolean parts, String system,
                                  Thresholds thresholds, ScoreWeights weights, double band, Tally tally) {
         Object content = parts ? new JsonArray().add(new JsonObject().put("type", "text").put("text", prompt)) : prompt;
-        JsonObject request = new JsonObject().put("model", "nexus").put("max_tokens", 16)
-                .put("messages", List.of(new JsonObject().put("role", "user").put("content", content)));
+        List<JsonObject> messages = new ArrayList<>();
+        if (!system.isEmpty()) {
+            messages.add(new JsonObject().put("role", "system").put("content", system));
+        }
+        messages.add(new JsonObject().put("role", "user").put("content", content));
+        String joined = system.isEmpty() ? prompt : system + "\n" + prompt; // what the guests count
+        JsonObject request = new JsonObject().put("model", "nexus").put("max_tokens", 16).put("messages", messages);
         if (!tools.isEmpty()) {
             request.put("tools", tools);
         }
@@ -228,8 +237,8 @@ public final class RoutingEval {
                         + ") for: " + abbreviate(prompt));
                 return;
             }
-            int tokens = CL100K.countTokensOrdinary(prompt);
-            int score = trueScore(prompt, tokens, weights);
+            int tokens = CL100K.countTokensOrdinary(joined);
+            int score = trueScore(joined, tokens, weights);
             String routerTokens = response.header("x-nx-tokens");
             tally.add(Tier.fromLabel(assigned), thresholds.tierFor(score), score, Tier.fromLabel(observed),
                     routerTokens == null ? -1 : Integer.parseInt(routerTokens), tokens,

@@ -8,21 +8,26 @@ package io.nexuscore.classify;
  * <pre>
  * visible body    the body bytes inside the first HEAD_WINDOW bytes of the request (in the kernel:
  *                 after the end of the head in the segment that starts it)
- * prompt key      the first "prompt" or "content" key, quotes included, wholly in the visible body
- *                 (so a chat's first message, a completion's or a task's prompt)
- * prompt string   after the key, within 16 bytes: blanks, ':', blanks, '"'; otherwise (content
- *                 parts, null, a key too near the end) there is no prompt string
- * scan            from there to the closing quote or the end of the visible body, byte by byte
+ * prompt keys     "prompt" or "content" keys, quotes included, wholly in the visible body, the
+ *                 first PROMPT_STRINGS (8) of them in order, each searched for after the previous
+ *                 one's string (so a chat's messages, a system prompt's and the question's; a
+ *                 completion's or a task's prompt)
+ * prompt string   after a key, within 16 bytes: blanks, ':', blanks, '"'; otherwise (content
+ *                 parts, null, a key too near the end) that key has none and the search goes on
+ * scan            each string from its opening to its closing quote or the end of the visible body
+ *                 (which ends the scan), its first character starting a run, byte by byte
  *                 ({@link Features}): letter runs (words), punctuation runs, digit runs, the
  *                 second blank of each blank run, letters (bytes &gt;= 0x80 are letters), and each
  *                 non-ASCII character's block weight ({@link TokenBlocks}); keywords sum, ref, gen,
- *                 ana in the string's first KEYWORD_SCAN_BYTES bytes (raw, ASCII case-insensitive),
- *                 as the guests scan the prompt
+ *                 ana ending in the KEYWORD_SCAN_BYTES bytes from the first string's start (raw,
+ *                 ASCII case-insensitive, the window of three bytes starting afresh in each
+ *                 string), as the guests scan the prompt
  * tokens seen     537 words + 657 second blanks + 909 punctuation runs + 2005 digit runs
  *                 + 129 letters + the characters' block weights, in 1/1024 tokens
- * rest            body bytes after the scan (past the closing quote, or past the window) beyond
- *                 TRAILER_ALLOWANCE: more messages or the prompt's unseen part, counted at the
- *                 seen rate (tokens seen * rest / bytes scanned); with nothing scanned, 241 per byte
+ * rest            body bytes after the scan (past the last string's closing quote, or past the
+ *                 window) beyond TRAILER_ALLOWANCE: more messages or the prompt's unseen part,
+ *                 counted at the seen rate (tokens seen * rest / bytes scanned); with nothing
+ *                 scanned, 241 per byte; the envelope between the strings counts for nothing
  * no string       (body length - ENVELOPE_GUESS) * 241, at least 0; the kernel marks such a
  *                 verdict blind (VERDICT_F_BLIND) when the body is not empty
  * tokens          (tokens seen and rest * gain + 2^19) &gt;&gt; 20, gain in Q10 (TokenGain)
@@ -67,6 +72,8 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
     public static final long Q10_MAX = 1L << 40;
     /** PROMPT_COLON_MAX in nexus_shared.h. */
     public static final int COLON_MAX = 16;
+    /** PROMPT_STRINGS in nexus_shared.h: the prompt keys a scan looks at, at most (a chat's first messages). */
+    public static final int PROMPT_STRINGS = 8;
 
     private static final byte[] PROMPT_KEY = "\"prompt\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] CONTENT_KEY = "\"content\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -140,29 +147,52 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
      */
     public static PromptEstimate scan(byte[] bytes, int bodyFrom, int visibleEnd, long bodyLength) {
         int end = Math.min(visibleEnd, bytes.length);
-        int from = bodyFrom < end ? stringStart(bytes, keyEnd(bytes, bodyFrom, end), end) : -1;
-        if (from < 0) {
-            return fromLength(bodyLength);
-        }
         Features f = new Features();
-        int window = 0;
+        int first = -1; // the first string's start: keywords count in the bytes up to KEYWORD_SCAN_BYTES after it
+        int scanEnd = -1; // just past the last string scanned, or end when one ran into it
         int keywords = 0;
-        int closing = -1;
-        for (int i = from; i < end; i++) {
-            int c = bytes[i] & 0xff;
-            if (f.escape == 0 && c == '"') {
-                closing = i;
+        int from = bodyFrom;
+        for (int key = 0; key < PROMPT_STRINGS && from < end; key++) {
+            int keyEnd = keyEnd(bytes, from, end);
+            if (keyEnd < 0) {
                 break;
             }
-            f.raw++;
-            if (i - from < KEYWORD_SCAN_BYTES) {
-                window = ((window << 8) | (c | 0x20)) & 0xffffff;
-                keywords |= Scorer.keywordBit(window);
+            int start = stringStart(bytes, keyEnd, end);
+            if (start < 0) {
+                from = keyEnd; // content parts, null: look for the next key
+                continue;
             }
-            f.add(c);
+            if (first < 0) {
+                first = start;
+            }
+            f.startString();
+            int window = 0;
+            int closing = -1;
+            for (int i = start; i < end; i++) {
+                int c = bytes[i] & 0xff;
+                if (f.escape == 0 && c == '"') {
+                    closing = i;
+                    break;
+                }
+                f.raw++;
+                if (i - first < KEYWORD_SCAN_BYTES) {
+                    window = ((window << 8) | (c | 0x20)) & 0xffffff;
+                    keywords |= Scorer.keywordBit(window);
+                }
+                f.add(c);
+            }
+            if (closing < 0) {
+                scanEnd = end;
+                break;
+            }
+            scanEnd = closing + 1;
+            from = closing + 1;
+        }
+        if (first < 0) {
+            return fromLength(bodyLength);
         }
         long seen = f.tokensQ10();
-        long consumed = (closing >= 0 ? closing + 1 : end) - bodyFrom;
+        long consumed = scanEnd - bodyFrom;
         long extra = Math.min(EXTRA_MAX, Math.max(0, bodyLength - consumed - TRAILER_ALLOWANCE));
         long q10 = f.raw > 0 ? seen + extra * seen / f.raw : extra * TOKEN_PER_BYTE_Q10;
         return new PromptEstimate(Math.min(q10, Q10_MAX), keywords, false);
@@ -201,6 +231,13 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         int hexB;
         /** The lead byte of a three-byte character whose second byte comes next; 0 otherwise. */
         int lead;
+
+        /** A new prompt string: its first character starts a run, as after the line break the guests join messages with. */
+        void startString() {
+            prev = BREAK;
+            prev2 = BREAK;
+            lead = 0;
+        }
 
         void add(int c) {
             int pendingLead = lead;

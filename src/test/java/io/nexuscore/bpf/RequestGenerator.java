@@ -59,7 +59,12 @@ public final class RequestGenerator {
     private static final String[] OPENINGS = {"{\"prompt\":\"", "{\"prompt\": \"", "{\"prompt\" :\t\"",
         "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\"",
         "{\"messages\":[{\"role\":\"system\",\"content\": \"", "{\"messages\":[{\"content\":[{\"type\":\"text\",\"text\":\"",
-        "{\"prompt\":null,\"x\":\"", "{\"prompt\"", "{\"content\"::\"", "{\"promptx\":\""};
+        "{\"prompt\":null,\"x\":\"", "{\"prompt\"", "{\"content\"::\"", "{\"promptx\":\"",
+        // a system prompt, content parts or null before the question: every string key is scanned
+        "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief, sum up.\"},{\"role\":\"user\",\"content\":\"",
+        "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},{\"role\":\"user\",\"content\":\"",
+        "{\"messages\":[{\"role\":\"system\",\"content\":null},{\"content\":\"\u00e9\"},{\"content\":\"a\"},{\"content\":\"b\"},"
+            + "{\"content\":\"c\"},{\"content\":\"d\"},{\"content\":\"e\"},{\"content\":\"f\"},{\"role\":\"user\",\"content\":\""};
     private static final String[] PIECES = {"the ", "Summarize ", "refine", "GENERAL ", "banana", "42", "3.14 ", ", ",
         "!", "\\n", "\\\"", "\\\\", "\\u00e9", "\\u2019s ", "\u00e9t\u00e9 ", "\u4e2d\u6587", "  ", "\t", "x_y", "{}[]",
         // scripts with their own block weights, raw and escaped (upper-case hex too), a pair, a bad escape

@@ -74,6 +74,7 @@ class SharedConstantsTest {
         java.put("TOKEN_PER_PUNCT_RUN_Q10", (long) PromptEstimate.TOKEN_PER_PUNCT_RUN_Q10);
         java.put("TOKEN_PER_DIGIT_RUN_Q10", (long) PromptEstimate.TOKEN_PER_DIGIT_RUN_Q10);
         java.put("TOKEN_PER_LETTER_Q10", (long) PromptEstimate.TOKEN_PER_LETTER_Q10);
+        java.put("PROMPT_STRINGS", (long) PromptEstimate.PROMPT_STRINGS);
         java.put("TOKEN_BLOCKS", (long) TokenBlocks.BLOCKS);
         java.put("TOKEN_BLOCK_SUPPLEMENTARY", (long) TokenBlocks.SUPPLEMENTARY);
         java.put("TOKEN_PER_BYTE_Q10", (long) PromptEstimate.TOKEN_PER_BYTE_Q10);

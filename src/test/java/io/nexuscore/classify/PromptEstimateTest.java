@@ -113,13 +113,42 @@ class PromptEstimateTest {
         assertEquals(q10(1, 0, 0, 0, 3, 0), PromptEstimate.scan(body, 0, body.length, body.length).tokensQ10());
     }
 
+    /**
+     * Every message in the window is scanned (a system prompt and the question alike), the
+     * envelope between them counts for nothing, and only what the window cuts off is counted at
+     * the rate seen.
+     */
     @Test
-    void bytesAfterTheStringBeyondTheAllowanceCountAsMorePromptAtTheSeenRate() {
-        String head = "{\"messages\":[{\"role\":\"system\",\"content\":\"abcd efgh.\"},{\"role\":\"user\",\"content\":\"";
-        String body = head + "y".repeat(200) + "\"}]}";
-        long seen = q10(2, 0, 1, 0, 8, 0); // abcd|efgh, '.': 10 bytes scanned
-        long extra = body.length() - (body.indexOf("\"},{") + 1) - PromptEstimate.TRAILER_ALLOWANCE;
-        assertEquals(((seen + extra * seen / 10) * 1024 + (1 << 19)) >> 20, scan(body).tokens(TokenGain.ONE_Q10));
+    void everyMessageInTheWindowIsScannedAndTheEnvelopeCountsForNothing() {
+        String body = "{\"messages\":[{\"role\":\"system\",\"content\":\"abcd efgh.\"},{\"role\":\"user\",\"content\":\""
+                + "y".repeat(200) + "\"}]}";
+        // abcd|efgh|y...y: 3 words of 208 letters; '.': a punctuation run.
+        assertEquals(tokens(3, 0, 1, 0, 208, 0), scan(body).tokens(TokenGain.ONE_Q10));
+        byte[] b = body.getBytes(StandardCharsets.US_ASCII);
+        int visible = body.indexOf("yyy") + 100; // the window ends inside the question
+        long seen = q10(3, 0, 1, 0, 108, 0);
+        long extra = b.length - visible - PromptEstimate.TRAILER_ALLOWANCE;
+        assertEquals(((seen + extra * seen / 110) * 1024 + (1 << 19)) >> 20,
+                PromptEstimate.scan(b, 0, visible, b.length).tokens(TokenGain.ONE_Q10));
+    }
+
+    /** A key whose value is not a string (content parts) is passed over; keys past PROMPT_STRINGS are not looked at. */
+    @Test
+    void contentPartsArePassedOverAndOnlyTheFirstKeysAreScanned() {
+        PromptEstimate afterParts = scan("{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},"
+                + "{\"role\":\"user\",\"content\":\"abc\"}]}");
+        assertFalse(afterParts.blind());
+        assertEquals(tokens(1, 0, 0, 0, 3, 0), afterParts.tokens(TokenGain.ONE_Q10));
+        StringBuilder chat = new StringBuilder("{\"messages\":[");
+        for (int i = 0; i < PromptEstimate.PROMPT_STRINGS; i++) {
+            chat.append("{\"role\":\"user\",\"content\":\"ab\"},");
+        }
+        String last = "{\"role\":\"user\",\"content\":\"" + "z".repeat(100) + "\"}]}";
+        String body = chat + last;
+        long seen = q10(PromptEstimate.PROMPT_STRINGS, 0, 0, 0, 2L * PromptEstimate.PROMPT_STRINGS, 0);
+        long extra = last.length() + 2 - PromptEstimate.TRAILER_ALLOWANCE; // "},"  before it, and it
+        assertEquals(((seen + extra * seen / (2L * PromptEstimate.PROMPT_STRINGS)) * 1024 + (1 << 19)) >> 20,
+                scan(body).tokens(TokenGain.ONE_Q10));
     }
 
     @Test
