@@ -149,6 +149,10 @@ class ClassifierTestRunTest {
                         7, Tier.NANO, 72),
                 // 3 words, 3 punctuation runs, 16 letters and twice the Latin-1 letters' block weight
                 // (token-blocks.tsv: 2116): 10,634 / 1024 = 10 tokens
+                // Be|brief and Hi|there|cats: 5 words, 18 letters; '.', ',', '!': 3 punctuation runs; '2': a digit
+                // run: 9,739 / 1024 = 10 tokens; the envelope between the strings counts for nothing
+                prompt("chat with a system prompt: both messages' contents", CHAT_HEAD,
+                        "{\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"Hi there, 2 cats!\"}]}", 10, Tier.NANO, 100),
                 prompt("prompt with escapes (\\u00e9: a letter of 2 bytes) and a keyword in its first bytes",
                         "POST /v1/completions HTTP/1.1\r\nContent-Length: 46\r\n\r\n",
                         "{\"prompt\": \"Summarize:\\n\\u00e9t\\u00e9 \\\"ok\\\"\"}", 10 + 10, Tier.NANO, 46),
