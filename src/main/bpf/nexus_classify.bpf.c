@@ -47,9 +47,11 @@
 #define CL_NAME_LO 0x2d746e65746e6f63ull /* "content-" */
 #define CL_NAME_HI 0x003a6874676e656cull /* "length:"  */
 
-/* Prompt keys as little-endian words: "\"prompt\"" and "\"content" (then one more '"'). */
+/* Prompt keys as little-endian words: "\"prompt\"", "\"content" (then one more '"') and "\"text\"". */
 #define PROMPT_KEY 0x2274706d6f727022ull  /* "prompt"  with both quotes */
 #define CONTENT_KEY 0x746e65746e6f6322ull /* "content  with the opening quote */
+#define TEXT_KEY 0x0000227478657422ull    /* "text" with both quotes, in the low six bytes */
+#define TEXT_KEY_MASK 0x0000ffffffffffffull
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -499,12 +501,16 @@ static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_st
 			s->key_end = i + 9;
 			return 1;
 		}
+		if ((word & TEXT_KEY_MASK) == TEXT_KEY) { /* a content part's text */
+			s->key_end = i + 6;
+			return 1;
+		}
 	}
 	return 0;
 }
 
 /*
- * Phase 3, one stride from start: the next prompt key, "prompt" or "content" (quotes included),
+ * Phase 3, one stride from start: the next prompt key, "prompt", "content" or "text" (quotes included),
  * wholly inside the window. Sets key_end to the index just past the key; 1 = stop (a key, or the
  * window's end). Words without a '"' are skipped (bytes past len in such a load are stale, but a
  * key needs i + 8 <= len).
@@ -844,7 +850,8 @@ static __always_inline long scan_string_step(struct head_buf *hb)
 /*
  * Phases 3 and 4, one step: for each of the first PROMPT_STRINGS prompt keys of the body, in
  * order, find the key after the previous string (a stride at a time), then scan its string (a key
- * whose value is not a string, such as content parts, is passed over). A string running into the
+ * whose value is not a string, such as a list of content parts, is passed over; the parts' "text"
+ * keys are prompt keys too). A string running into the
  * window's end is the last. One bpf_loop drives both phases so that each is verified once. Every
  * step moves key_pos by KEY_STRIDE or pos by CHUNK, or ends a key or a string (at most 2 per key).
  */

@@ -8,12 +8,14 @@ package io.nexuscore.classify;
  * <pre>
  * visible body    the body bytes inside the first HEAD_WINDOW bytes of the request (in the kernel:
  *                 after the end of the head in the segment that starts it)
- * prompt keys     "prompt" or "content" keys, quotes included, wholly in the visible body, the
- *                 first PROMPT_STRINGS (8) of them in order, each searched for after the previous
- *                 one's string (so a chat's messages, a system prompt's and the question's; a
+ * prompt keys     "prompt", "content" or "text" keys, quotes included, starting at least 8 bytes
+ *                 (9 for "content") before the visible body's end, the first PROMPT_STRINGS (8)
+ *                 of them in order, each searched for after the previous one's string (so a
+ *                 chat's messages, a system prompt's and the question's, content parts' texts; a
  *                 completion's or a task's prompt)
- * prompt string   after a key, within 16 bytes: blanks, ':', blanks, '"'; otherwise (content
- *                 parts, null, a key too near the end) that key has none and the search goes on
+ * prompt string   after a key, within 16 bytes: blanks, ':', blanks, '"'; otherwise (a list of
+ *                 content parts, the "text" of "type":"text", null, a key too near the end) that
+ *                 key has none and the search goes on
  * scan            each string from its opening to its closing quote or the end of the visible body
  *                 (which ends the scan), its first character starting a run, byte by byte
  *                 ({@link Features}): letter runs (words), punctuation runs, digit runs, the
@@ -77,6 +79,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
 
     private static final byte[] PROMPT_KEY = "\"prompt\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] CONTENT_KEY = "\"content\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] TEXT_KEY = "\"text\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** A request whose body the scorer did not see at all: the estimate from its length alone. */
     public static PromptEstimate fromLength(long bodyLength) {
@@ -308,7 +311,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         }
     }
 
-    /** Index just past the first prompt key wholly inside [from, end), or -1. */
+    /** Index just past the first prompt key ("prompt", "content", "text") starting at most 8 bytes before end, or -1. */
     private static int keyEnd(byte[] b, int from, int end) {
         for (int i = from; i + PROMPT_KEY.length <= end; i++) {
             if (b[i] != '"') {
@@ -319,6 +322,9 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
             }
             if (i + CONTENT_KEY.length <= end && matches(b, i, CONTENT_KEY)) {
                 return i + CONTENT_KEY.length;
+            }
+            if (matches(b, i, TEXT_KEY)) { // a content part's text; like every key, only where 8 bytes are left
+                return i + TEXT_KEY.length;
             }
         }
         return -1;

@@ -101,8 +101,8 @@ public final class TierResolver {
      * prompt: the body holds much more than the prompt ({@code tools}, {@code functions}, a
      * {@code response_format} schema, ...; the kernel and its Java twin count those bytes as prompt,
      * where the guests, the routing truth, count the messages' contents only), or the scan found no
-     * prompt string at all (content written as a list of parts, {@code [{"type":"text","text":...}]}),
-     * so the estimate came from the body's length alone. Only a changed tier replaces {@code decided}
+     * prompt string at all (a completion's prompt given as a list of strings), so the estimate came
+     * from the body's length alone. Only a changed tier replaces {@code decided}
      * (route source {@code user}, counted as {@code nexus_verdict_fallbacks_total{reason}} with
      * {@code non_prompt_body} or {@code unscanned_prompt}); the tenant floor still holds. A request
      * whose body is its prompt keeps its decision after a length comparison.

@@ -159,9 +159,13 @@ class ClassifierTestRunTest {
                 prompt("prompt past the window: the unseen rest counted at the seen mix",
                         "POST /v1/completions HTTP/1.1\r\nContent-Length: 1100\r\n\r\n",
                         "{\"prompt\":\"" + "word ".repeat(240), 214, Tier.LARGE, 1100),
-                verdict("content parts (no string): from the length, blind", PORT,
-                        CHAT_HEAD + "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hello\"}]}]}",
-                        2, Tier.NANO, 73, "POST /v1/chat/completions HTTP/1.1"),
+                // the list is passed over, then "text" (the value of "type") is, then the part's "text" is
+                // scanned: hello, 1 word of 5 letters = 1,182 / 1024 = 1 token
+                prompt("content parts: the text part's string", CHAT_HEAD,
+                        "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hello\"}]}]}", 1, Tier.NANO, 73),
+                verdict("a prompt that is a list of strings: from the length, blind", PORT,
+                        "POST /v1/completions HTTP/1.1\r\nHost: a\r\n\r\n{\"prompt\":[\"a list of \",\"strings of the prompt\"],\"model\":\"m\"}",
+                        0, Tier.NANO, 61, "POST /v1/completions HTTP/1.1"),
                 none("lower-case method", Packets.tcp(PORT, "get / HTTP/1.1\r\n\r\n")),
                 none("method of 8 letters", Packets.tcp(PORT, "PROPFINDX / HTTP/1.1\r\n\r\n")),
                 none("binary payload (TLS hello)", Packets.tcp(PORT, "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc")),

@@ -132,13 +132,16 @@ class PromptEstimateTest {
                 PromptEstimate.scan(b, 0, visible, b.length).tokens(TokenGain.ONE_Q10));
     }
 
-    /** A key whose value is not a string (content parts) is passed over; keys past PROMPT_STRINGS are not looked at. */
+    /**
+     * A key whose value is not a string (a list of content parts, the "text" of "type":"text") is
+     * passed over and the parts' texts are scanned; keys past PROMPT_STRINGS are not looked at.
+     */
     @Test
-    void contentPartsArePassedOverAndOnlyTheFirstKeysAreScanned() {
-        PromptEstimate afterParts = scan("{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},"
+    void contentPartsTextsAreScannedAndOnlyTheFirstKeysAreLookedAt() {
+        PromptEstimate parts = scan("{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]},"
                 + "{\"role\":\"user\",\"content\":\"abc\"}]}");
-        assertFalse(afterParts.blind());
-        assertEquals(tokens(1, 0, 0, 0, 3, 0), afterParts.tokens(TokenGain.ONE_Q10));
+        assertFalse(parts.blind());
+        assertEquals(tokens(2, 0, 0, 0, 5, 0), parts.tokens(TokenGain.ONE_Q10)); // hi, abc
         StringBuilder chat = new StringBuilder("{\"messages\":[");
         for (int i = 0; i < PromptEstimate.PROMPT_STRINGS; i++) {
             chat.append("{\"role\":\"user\",\"content\":\"ab\"},");
@@ -162,7 +165,7 @@ class PromptEstimateTest {
 
     @Test
     void withoutAPromptStringTheLengthDecidesAndTheEstimateIsBlind() {
-        for (String body : List.of("{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]}",
+        for (String body : List.of("{\"prompt\":[\"a list of \",\"strings\"]}", "{\"messages\":[{\"role\":\"user\",\"content\":null}]}",
                 "{\"prompt\":null}", "{\"promptx\":\"abc\"}", "plain text, no JSON at all")) {
             PromptEstimate e = scan(body);
             assertTrue(e.blind(), body);

@@ -341,31 +341,42 @@ class DataPlaneTest {
     }
 
     /**
-     * Content written as a list of parts ({@code [{"type":"text","text":...}]}, as vision-capable
-     * clients send it) leaves the byte scan no prompt string, so its estimate would come from the
-     * body's length (about 4.25 bytes a token): a Greek question of 81 cl100k tokens in 257 bytes
-     * would go to nano, 40 short English questions (201 tokens) to small. The tier comes from the
-     * parsed prompt instead: the one cl100k_base gives.
+     * A prompt the byte scan cannot see as a string, a completion's prompt given as a list of
+     * strings, gets an estimate from the body's length (about 4.25 bytes a token): a Greek question
+     * of 81 cl100k tokens in 257 bytes would go to nano, 40 short English questions (201 tokens)
+     * to small. The tier comes from the parsed prompt instead: the one cl100k_base gives. Content
+     * given as a list of parts is scanned (its "text" keys) and needs no second decision.
      */
     @Test
-    void contentGivenAsPartsIsDecidedFromItsText() throws InterruptedException {
+    void aPromptTheScanCannotSeeIsDecidedFromItsText() throws InterruptedException {
         Encoding cl100k = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
         double before = fallbacks("unscanned_prompt");
-        byte[] line = "POST /v1/chat/completions HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1);
         for (String text : List.of("Ποια είναι η πρωτεύουσα της Ελλάδας και γιατί; ".repeat(2), "Is it a cat? ".repeat(40))) {
-            JsonObject body = new JsonObject().put("model", "whatever").put("messages", new JsonArray().add(new JsonObject()
-                    .put("role", "user").put("content", new JsonArray().add(new JsonObject().put("type", "text").put("text", text)))));
-            byte[] bytes = body.encode().getBytes(StandardCharsets.UTF_8);
-            PromptEstimate scanned = PromptEstimate.scan(bytes, 0, bytes.length, bytes.length);
             Tier truth = RouterFixture.THRESHOLDS.tierFor(cl100k.countTokensOrdinary(text));
-            assertTrue(scanned.blind(), "no prompt string for the scan");
-            assertNotEquals(truth, RouterFixture.THRESHOLDS.tierFor(RouterFixture.SCORER.score(line, scanned)), "the length would misroute it");
-            RouterFixture.Reply reply = RouterFixture.post(client, port, "/v1/chat/completions", body).await();
+            int half = text.length() / 2;
+            JsonObject completion = new JsonObject().put("model", "whatever")
+                    .put("prompt", new JsonArray().add(text.substring(0, half)).add(text.substring(half)));
+            assertNotEquals(truth, tierOfScan("POST /v1/completions HTTP/1.1", completion, true), "the length would misroute it");
+            RouterFixture.Reply reply = RouterFixture.post(client, port, "/v1/completions", completion).await();
             assertEquals(200, reply.status(), reply.body().toString());
             assertEquals(truth.label(), reply.header(HEADER_ASSIGNED_TIER), text);
             assertEquals("user", reply.header(DataPlaneHandler.HEADER_ROUTE_SOURCE));
+
+            JsonObject parts = new JsonObject().put("model", "whatever").put("messages", new JsonArray().add(new JsonObject()
+                    .put("role", "user").put("content", new JsonArray().add(new JsonObject().put("type", "text").put("text", text)))));
+            assertEquals(truth, tierOfScan("POST /v1/chat/completions HTTP/1.1", parts, false), "the scan reads the parts' text");
+            RouterFixture.Reply chat = RouterFixture.post(client, port, "/v1/chat/completions", parts).await();
+            assertEquals(truth.label(), chat.header(HEADER_ASSIGNED_TIER), text);
         }
-        assertEquals(before + 2, fallbacks("unscanned_prompt"), "both re-decided from the parsed prompt");
+        assertEquals(before + 2, fallbacks("unscanned_prompt"), "the two completions re-decided from the parsed prompt");
+    }
+
+    /** The tier the byte scan of {@code body} gives, asserting whether it saw a prompt string. */
+    private static Tier tierOfScan(String requestLine, JsonObject body, boolean blind) {
+        byte[] bytes = body.encode().getBytes(StandardCharsets.UTF_8);
+        PromptEstimate scanned = PromptEstimate.scan(bytes, 0, bytes.length, bytes.length);
+        assertEquals(blind, scanned.blind(), body.encode());
+        return RouterFixture.THRESHOLDS.tierFor(RouterFixture.SCORER.score(requestLine.getBytes(StandardCharsets.ISO_8859_1), scanned));
     }
 
     /**
