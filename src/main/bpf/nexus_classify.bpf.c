@@ -510,10 +510,10 @@ static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_st
 }
 
 /*
- * Phase 3, one stride from start: the next prompt key, "prompt", "content" or "text" (quotes included),
- * wholly inside the window. Sets key_end to the index just past the key; 1 = stop (a key, or the
- * window's end). Words without a '"' are skipped (bytes past len in such a load are stale, but a
- * key needs i + 8 <= len).
+ * Phase 3, one stride from start: the next prompt key, "prompt", "content" or "text" (quotes
+ * included), wholly inside the window. Sets key_end to the index just past the key; 1 = stop (a
+ * key, or the window's end). Words without a '"' are skipped (bytes past len in such a load are
+ * stale, but a key needs i + 8 <= len).
  */
 static __always_inline long find_key_in_stride(struct head_buf *hb, struct scan_state *s, __u32 start, __u32 len)
 {
@@ -851,9 +851,9 @@ static __always_inline long scan_string_step(struct head_buf *hb)
  * Phases 3 and 4, one step: for each of the first PROMPT_STRINGS prompt keys of the body, in
  * order, find the key after the previous string (a stride at a time), then scan its string (a key
  * whose value is not a string, such as a list of content parts, is passed over; the parts' "text"
- * keys are prompt keys too). A string running into the
- * window's end is the last. One bpf_loop drives both phases so that each is verified once. Every
- * step moves key_pos by KEY_STRIDE or pos by CHUNK, or ends a key or a string (at most 2 per key).
+ * keys are prompt keys too). A string running into the window's end is the last. One bpf_loop
+ * drives both phases so that each is verified once. Every step moves key_pos by KEY_STRIDE or pos
+ * by CHUNK, or ends a key or a string (at most 2 per key).
  */
 static long scan_body(__u64 k, void *arg)
 {
