@@ -47,8 +47,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
- *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0] [--content string|parts] [--system TEXT]
+ *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0] [--content string|parts] [--system TEXT] [--non-ascii raw|escaped]
  * </pre>
+ * {@code --non-ascii escaped} writes every non-ASCII character as a backslash-u escape (UTF-16 units,
+ * pairs for emoji), as Python's json.dumps does by default.
  * {@code --system TEXT} puts a system message with TEXT before each prompt, as most chat clients do;
  * the truth is then the count of both contents joined by a line break, as the guests join messages.
  * {@code --content parts} writes each message's content as a list of parts ({@code [{"type":"text",
@@ -125,6 +127,20 @@ public final class RoutingEval {
         }
     }
 
+    /** {@code json} with every non-ASCII char as a backslash-u escape (they only occur inside strings). */
+    static String escapeNonAscii(String json) {
+        StringBuilder out = new StringBuilder(json.length() + 64);
+        for (int i = 0; i < json.length(); i++) {
+            char c = json.charAt(i);
+            if (c < 0x80) {
+                out.append(c);
+            } else {
+                out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+            }
+        }
+        return out.toString();
+    }
+
     /** The truth for one prompt: its cl100k count plus the keyword bonus of its first bytes (task "chat" has none). */
     static int trueScore(String prompt, int tokens, ScoreWeights w) {
         byte[] utf8 = prompt.getBytes(StandardCharsets.UTF_8);
@@ -151,6 +167,7 @@ public final class RoutingEval {
         JsonArray tools = tools(a.intValue("tools", 0));
         boolean parts = "parts".equals(a.value("content", "string"));
         String system = a.value("system", "");
+        boolean escape = "escaped".equals(a.value("non-ascii", "raw"));
         Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
         ScoreWeights weights = ScoreWeights.DEFAULT;
 
@@ -165,7 +182,8 @@ public final class RoutingEval {
                 : "jdk HttpClient (body in its own segment)")
                 + (tools.isEmpty() ? "" : ", " + tools.size() + " tool definitions after the messages ("
                 + tools.encode().length() + " bytes)") + (parts ? ", content as a list of text parts" : "")
-                + (system.isEmpty() ? "" : ", system message \"" + system + "\" first"));
+                + (system.isEmpty() ? "" : ", system message \"" + system + "\" first")
+                + (escape ? ", non-ASCII written as \\u escapes" : ""));
 
         List<Tally> tallies = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
@@ -176,7 +194,7 @@ public final class RoutingEval {
                 List<Future<?>> sent = new ArrayList<>();
                 for (String prompt : corpus.getValue()) {
                     sent.add(pool.submit(() -> evaluate(oneWrite ? OneWriteClient::post : jdkPost(http), url, prompt,
-                            tools, parts, system, before, weights, band, tally)));
+                            tools, parts, system, escape, before, weights, band, tally)));
                 }
                 for (Future<?> f : sent) {
                     f.get();
@@ -214,7 +232,7 @@ public final class RoutingEval {
     }
 
     private static void evaluate(Poster poster, URI url, String prompt, JsonArray tools, boolean parts, String system,
-                                 Thresholds thresholds, ScoreWeights weights, double band, Tally tally) {
+                                 boolean escape, Thresholds thresholds, ScoreWeights weights, double band, Tally tally) {
         Object content = parts ? new JsonArray().add(new JsonObject().put("type", "text").put("text", prompt)) : prompt;
         List<JsonObject> messages = new ArrayList<>();
         if (!system.isEmpty()) {
@@ -226,7 +244,7 @@ public final class RoutingEval {
         if (!tools.isEmpty()) {
             request.put("tools", tools);
         }
-        String body = request.encode();
+        String body = escape ? escapeNonAscii(request.encode()) : request.encode();
         try {
             OneWriteClient.Answer response = poster.post(url, "/v1/chat/completions", body);
             String assigned = response.header("x-nx-assigned-tier");
