@@ -46,7 +46,7 @@ public final class EstimatorFeatures {
                 }
                 Map<Integer, Integer> blocks = new TreeMap<>();
                 prompt.codePoints().filter(cp -> cp >= 0x80)
-                        .forEach(cp -> blocks.merge(cp >= 0x10000 ? TokenBlocks.SUPPLEMENTARY : cp >> 6, 1, Integer::sum));
+                        .forEach(cp -> blocks.merge(TokenBlocks.blockOf(cp), 1, Integer::sum));
                 StringBuilder row = new StringBuilder(kind).append(',').append(cl100k.countTokensOrdinary(prompt))
                         .append(',').append(PromptEstimate.ofPrompt(prompt).tokens(TokenGain.ONE_Q10))
                         .append(',').append(f.words).append(',').append(f.secondBlanks).append(',').append(f.punctRuns)

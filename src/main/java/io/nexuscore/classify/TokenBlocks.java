@@ -42,6 +42,11 @@ public final class TokenBlocks {
     private TokenBlocks() {
     }
 
+    /** The block of a code point (a whole character, not a UTF-16 unit). */
+    public static int blockOf(int codePoint) {
+        return codePoint >= 0x10000 ? SUPPLEMENTARY : codePoint >> 6;
+    }
+
     /** The weight of block {@code block} (0..BLOCKS-1), in 1/1024 tokens. */
     public static int weightQ10(int block) {
         return WEIGHTS[block];

@@ -41,7 +41,7 @@ class PromptEstimateTest {
 
     /** The weight of the block of 64 code points that holds {@code codePoint}. */
     private static long weight(int codePoint) {
-        return TokenBlocks.weightQ10(codePoint >= 0x10000 ? TokenBlocks.SUPPLEMENTARY : codePoint >> 6);
+        return TokenBlocks.weightQ10(TokenBlocks.blockOf(codePoint));
     }
 
     @Test
@@ -267,11 +267,15 @@ class PromptEstimateTest {
     /** A prompt past PROMPT_SCAN_MAX: the rest counted at the rate seen, within a per cent of the whole scan. */
     @Test
     void aLongPromptIsScannedInPartAndCountedInFull() {
-        String prompt = "Explain the difference between 3 and 4 apples, please. ".repeat(2000); // ~110 KB
-        byte[] body = clientBody(prompt);
-        PromptEstimate whole = PromptEstimate.scan(body, 0, body.length, body.length);
-        PromptEstimate own = PromptEstimate.ofPrompt(prompt);
-        assertEquals(whole.tokensQ10(), own.tokensQ10(), whole.tokensQ10() / 100.0);
+        // Plain text, and text whose characters a client escapes (control characters: six bytes each).
+        for (String prompt : List.of("Explain the difference between 3 and 4 apples, please. ".repeat(2000), // ~110 KB
+                "bell\u0007 tab\t quote\" ".repeat(8000))) {
+            byte[] body = clientBody(prompt);
+            PromptEstimate whole = PromptEstimate.scan(body, 0, body.length, body.length);
+            PromptEstimate own = PromptEstimate.ofPrompt(prompt);
+            assertEquals(whole.tokensQ10(), own.tokensQ10(), whole.tokensQ10() / 100.0, prompt.substring(0, 20));
+        }
+        String prompt = "Explain the difference between 3 and 4 apples, please. ".repeat(2000);
         assertEquals(PromptEstimate.utf8Length(prompt), prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
         String emoji = "😀é東".repeat(10);
         assertEquals(PromptEstimate.utf8Length(emoji), emoji.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);

@@ -32,6 +32,14 @@ class TokenBlocksTest {
     }
 
     @Test
+    void aCharactersBlockIsItsCodePointOver64AndOneBlockHoldsAllAboveTheBmp() {
+        assertEquals(0x03B1 >> 6, TokenBlocks.blockOf(0x03B1));
+        assertEquals(1023, TokenBlocks.blockOf(0xFFFF));
+        assertEquals(TokenBlocks.SUPPLEMENTARY, TokenBlocks.blockOf(0x1F600));
+        assertEquals(TokenBlocks.SUPPLEMENTARY, TokenBlocks.blockOf(0x10FFFF));
+    }
+
+    @Test
     void aBadLineIsRejectedWithItsNumber() {
         for (String[] bad : new String[][] {
                 {"0000\t0FFF\t9000\tx\n10000\t10FFFF\t1\tx\n", "line 1: weight 9000"},
