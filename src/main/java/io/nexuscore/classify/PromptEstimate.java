@@ -105,21 +105,17 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         long length = PROMPT_STRING_START.length + 1; // and the closing quote
         for (int i = 0; i < prompt.length(); i++) {
             char c = prompt.charAt(i);
-            String escape = switch (c) {
-                case '"' -> "\\\"";
-                case '\\' -> "\\\\";
-                case '\n' -> "\\n";
-                case '\r' -> "\\r";
-                case '\t' -> "\\t";
-                default -> c < 0x20 ? String.format("\\u%04x", (int) c) : null;
-            };
-            length += escape != null ? escape.length() : utf8Bytes(c);
-            if (length <= PROMPT_SCAN_MAX) {
-                if (escape != null) {
-                    visible.append(escape);
-                } else {
-                    visible.append(c);
-                }
+            int escaped = escapedLength(c);
+            length += escaped != 0 ? escaped : utf8Bytes(c);
+            if (length > PROMPT_SCAN_MAX) {
+                continue; // past the scanned part only the length counts: nothing is written (or allocated) per char
+            }
+            if (escaped == 0) {
+                visible.append(c);
+            } else if (escaped == 2) {
+                visible.append('\\').append(c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : c);
+            } else {
+                visible.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xf]);
             }
         }
         byte[] key = PROMPT_STRING_START;
@@ -129,6 +125,13 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         boolean whole = length <= PROMPT_SCAN_MAX;
         bytes[bytes.length - 1] = (byte) (whole ? '"' : ' ');
         return scan(bytes, 0, whole ? bytes.length : bytes.length - 1, length);
+    }
+
+    private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+    /** The bytes {@code c} takes as a client's JSON library escapes it inside a string; 0 when it is not escaped. */
+    private static int escapedLength(char c) {
+        return c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' ? 2 : c < 0x20 ? 6 : 0;
     }
 
     /** The bytes of {@code prompt} in UTF-8, counted without encoding it. */
