@@ -20,6 +20,7 @@ import io.nexuscore.misroute.MisrouteMeters;
 import io.nexuscore.config.ControlConfig;
 import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
+import io.nexuscore.http.StrictFramingDecoder;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -118,7 +119,12 @@ public final class ControlVerticle extends VerticleBase {
                 .compose(initial -> {
                     router = routes();
                     metrics = new ControlMetrics(registry, keeper::lastKnown);
-                    return vertx.createHttpServer(new HttpServerOptions().setHost(config.host()).setPort(config.port()))
+                    // HTTP/1.1 only (h2c off), so that the connection handler runs at accept, before a
+                    // byte is decoded: that is when the strict decoder can take the default's place.
+                    HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port())
+                            .setHttp2ClearTextEnabled(false);
+                    return vertx.createHttpServer(options)
+                            .connectionHandler(connection -> StrictFramingDecoder.install(connection, options))
                             .requestHandler(router)
                             .listen();
                 })

@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.config.DataPlaneConfig;
+import io.nexuscore.http.StrictFramingDecoder;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -24,19 +25,23 @@ public final class AcceptorVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        server = vertx.createHttpServer(new HttpServerOptions()
-                        .setHost(config.host())
-                        .setPort(config.port())
-                        .setTcpNoDelay(true)
-                        // No traffic either way for this long: the connection is dead or abandoned.
-                        .setIdleTimeout((int) Math.min(config.idleTimeoutMs(), Integer.MAX_VALUE))
-                        .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
-                        .setCompressionSupported(false)
-                        // HTTP/1.1 only (h2c off): Vert.x then creates the connection, and calls the
-                        // connection handler, at accept instead of after the first bytes (protocol
-                        // detection), so the header-read timeout also bounds a first head.
-                        .setHttp2ClearTextEnabled(false))
-                .connectionHandler(handler::accepted)
+        HttpServerOptions options = new HttpServerOptions()
+                .setHost(config.host())
+                .setPort(config.port())
+                .setTcpNoDelay(true)
+                // No traffic either way for this long: the connection is dead or abandoned.
+                .setIdleTimeout((int) Math.min(config.idleTimeoutMs(), Integer.MAX_VALUE))
+                .setIdleTimeoutUnit(TimeUnit.MILLISECONDS)
+                .setCompressionSupported(false)
+                // HTTP/1.1 only (h2c off): Vert.x then creates the connection, and calls the
+                // connection handler, at accept instead of after the first bytes (protocol
+                // detection), so the header-read timeout also bounds a first head.
+                .setHttp2ClearTextEnabled(false);
+        server = vertx.createHttpServer(options)
+                .connectionHandler(connection -> {
+                    StrictFramingDecoder.install(connection, options);
+                    handler.accepted(connection);
+                })
                 .invalidRequestHandler(handler::invalid)
                 .requestHandler(handler::handle);
         return server.listen();

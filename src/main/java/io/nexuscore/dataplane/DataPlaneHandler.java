@@ -13,6 +13,7 @@ import io.nexuscore.http.Problem;
 import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
+import io.nexuscore.http.StrictFramingDecoder;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierReply;
@@ -204,6 +205,11 @@ public final class DataPlaneHandler {
     /** A request Netty could not decode: answer in problem+json, count it, close the connection. */
     public void invalid(HttpServerRequest request) {
         Throwable cause = request.decoderResult().cause();
+        if (cause instanceof StrictFramingDecoder.RefusedFraming refused) {
+            rejectAndClose(request, Problems.malformedHttp(refused.status(),
+                    "the request's body framing is refused: " + refused.getMessage()));
+            return;
+        }
         int status = 400;
         if (cause instanceof TooLongHttpLineException) {
             status = 414;

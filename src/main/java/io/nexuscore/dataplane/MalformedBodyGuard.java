@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import io.nexuscore.http.StrictFramingDecoder;
 import java.util.function.Consumer;
 
 /**
@@ -27,7 +28,6 @@ import java.util.function.Consumer;
  */
 final class MalformedBodyGuard extends ChannelInboundHandlerAdapter {
 
-    private static final String DECODER = "httpDecoder";
     private static final String NAME = "nexuscore.bodyGuard";
     private static final AttributeKey<MalformedBodyGuard> GUARD = AttributeKey.valueOf(NAME);
 
@@ -37,11 +37,11 @@ final class MalformedBodyGuard extends ChannelInboundHandlerAdapter {
 
     /** Puts a guard after the connection's HTTP/1.x decoder (no decoder: nothing to guard). */
     static void install(Channel channel) {
-        if (channel == null || channel.pipeline().get(DECODER) == null) {
+        if (channel == null || channel.pipeline().get(StrictFramingDecoder.DECODER) == null) {
             return;
         }
         MalformedBodyGuard guard = new MalformedBodyGuard();
-        channel.pipeline().addAfter(DECODER, NAME, guard);
+        channel.pipeline().addAfter(StrictFramingDecoder.DECODER, NAME, guard);
         channel.attr(GUARD).set(guard);
     }
 

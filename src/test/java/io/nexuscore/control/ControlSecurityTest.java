@@ -148,6 +148,26 @@ class ControlSecurityTest {
                 + "\r\nConnection: close\r\n\r\n").status());
     }
 
+    /**
+     * A request hidden in the body of one whose framing is ambiguous never reaches a route: here a
+     * PATCH (auth off, so it would be applied) behind {@code Transfer-Encoding: gzip}, which Netty
+     * alone read as "no body", so the PATCH was decoded and applied as a request of its own.
+     */
+    @Test
+    void aRequestSmuggledBehindAnAmbiguousFramingIsNeverRouted() throws Exception {
+        int port = deploy(config("127.0.0.1", ControlConfig.Auth.NONE));
+        String host = "127.0.0.1:" + port;
+        String body = "{\"nano_max\": 42}";
+        Reply reply = request(port, "GET /healthz HTTP/1.1\r\nHost: " + host + "\r\nTransfer-Encoding: gzip\r\n\r\n"
+                + "PATCH /thresholds HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/merge-patch+json\r\n"
+                + "Content-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body);
+        assertEquals(400, reply.status(), reply.text());
+        assertEquals(1, reply.text().split("HTTP/1\\.1 ", -1).length - 1, "one answer only: " + reply.text());
+        Reply thresholds = get(port, host, "/thresholds", null);
+        assertEquals(200, thresholds.status());
+        assertEquals(Thresholds.DEFAULT.nanoMax(), thresholds.json().getInteger("nano_max"), thresholds.text());
+    }
+
     // --- raw HTTP -------------------------------------------------------------------------------
 
     record Reply(int status, String text) {

@@ -573,20 +573,52 @@ class DataPlaneTest {
     }
 
     /**
-     * Content-Length beside Transfer-Encoding: chunked (the shape of a smuggling attempt): the body is
-     * read as chunked, as RFC 9112 orders, so a body that is really Content-Length framed is
-     * refused as an undecodable chunked body once its first line is in (without a line end it
-     * waits for one until the body timeout's 408).
+     * Content-Length beside Transfer-Encoding: chunked (the shape of a smuggling attempt) is refused
+     * at the head, even with a well-formed chunked body that would otherwise be served, and the
+     * connection closed (RFC 9112 §6.3); Netty alone dropped the Content-Length and kept it open.
      */
     @Test
-    void contentLengthBesideChunkedIsReadAsChunked() throws Exception {
+    void contentLengthBesideChunkedIsRefusedAndTheConnectionClosed() throws Exception {
+        double before = errors(router, "malformed-http");
         String body = RouterFixture.chat(20).encode();
         RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
                 + "Content-Type: application/json\r\nContent-Length: " + body.length()
-                + "\r\nTransfer-Encoding: chunked\r\n\r\n" + body + "\r\n"));
+                + "\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(body.length()) + "\r\n" + body
+                + "\r\n0\r\n\r\n"));
         assertEquals(400, exchange.status(), exchange.response());
-        assertEquals(Problem.TYPE_BASE + "malformed-http", new JsonObject(exchange.body()).getString("type"));
+        JsonObject problem = new JsonObject(exchange.body());
+        assertEquals(Problem.TYPE_BASE + "malformed-http", problem.getString("type"));
+        assertTrue(problem.getString("detail").contains("both Content-Length and Transfer-Encoding"), problem.encode());
         assertTrue(exchange.closedByServer());
+        assertEquals(before + 1, errors(router, "malformed-http"));
+    }
+
+    /**
+     * {@code Transfer-Encoding: gzip}: Netty read it as a request without a body, so the bytes after
+     * the head (here a whole request) were answered as a request of their own. Now one answer, 400,
+     * and the connection closed with the rest unread.
+     */
+    @Test
+    void aTransferCodingWithoutChunkedLastIsRefusedAndNothingAfterItIsServed() throws Exception {
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
+                + "Transfer-Encoding: gzip\r\n\r\nGET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n"));
+        List<String> statuses = java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3}) ").matcher(exchange.response())
+                .results().map(match -> match.group(1)).toList();
+        assertEquals(List.of("400"), statuses, exchange.response());
+        assertTrue(new JsonObject(exchange.body()).getString("detail").contains("chunked is not the last"));
+        assertTrue(exchange.closedByServer());
+    }
+
+    @Test
+    void anUnknownTransferCodingBeforeChunkedIs501() throws Exception {
+        double before = errors(router, "malformed-http");
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
+                + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"));
+        assertEquals(501, exchange.status(), exchange.response());
+        assertTrue(exchange.hasHeader("Content-Type", Problem.CONTENT_TYPE), exchange.response());
+        assertTrue(new JsonObject(exchange.body()).getString("detail").contains("'gzip' is not supported"));
+        assertTrue(exchange.closedByServer());
+        assertEquals(before + 1, errors(router, "malformed-http"));
     }
 
     @Test
