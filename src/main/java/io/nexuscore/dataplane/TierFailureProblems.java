@@ -20,6 +20,7 @@ final class TierFailureProblems {
             case GUEST_TRAP -> ProblemType.GUEST_TRAP;
             case QUEUE_TIMEOUT -> ProblemType.QUEUE_TIMEOUT;
             case UPSTREAM -> ProblemType.UPSTREAM;
+            case UPSTREAM_REFUSED -> ProblemType.UPSTREAM_REFUSED;
             case UNAVAILABLE -> ProblemType.UNAVAILABLE;
             case CLOSED -> ProblemType.CLOSED;
         };
@@ -34,8 +35,12 @@ final class TierFailureProblems {
         TierFailure.Kind kind = failure.kind();
         String prefix = "tier " + tier.label() + ": ";
         String message = String.valueOf(failure.clientDetail());
-        Problem problem = type(kind).problem(message.startsWith(prefix) ? message : prefix + message);
-        if (kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED
+        String detail = message.startsWith(prefix) ? message : prefix + message;
+        Problem problem = failure.status() == 0 ? type(kind).problem(detail)
+                : new Problem(type(kind), failure.status(), detail);
+        if (failure.retryAfter() != null) {
+            problem = problem.withHeader("Retry-After", failure.retryAfter());
+        } else if (kind == TierFailure.Kind.QUEUE_FULL || kind == TierFailure.Kind.CLOSED
                 || kind == TierFailure.Kind.QUEUE_TIMEOUT || kind == TierFailure.Kind.UNAVAILABLE) {
             problem = problem.withHeader("Retry-After", "1");
         }

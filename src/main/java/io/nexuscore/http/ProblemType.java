@@ -41,6 +41,7 @@ public enum ProblemType {
     DEADLINE("deadline", 504, "Tier deadline exceeded"),
     GUEST_TRAP("guest-trap", 500, "Tier worker trapped"),
     UPSTREAM("upstream", 502, "Tier upstream failed"),
+    UPSTREAM_REFUSED("upstream-refused", 400, "Tier upstream refused the request"),
     INTERNAL("internal", 500, "Internal error");
 
     /** Problem types are {@code TYPE_BASE + slug}; the URI identifies, it need not resolve. */

@@ -19,6 +19,8 @@ public final class TierFailure extends RuntimeException {
         QUEUE_TIMEOUT("queue-timeout"),
         /** The tier's upstream could not be reached or answered garbage. */
         UPSTREAM("upstream"),
+        /** The tier's upstream refused the request itself (400, 413, 422, 429): the status is passed on. */
+        UPSTREAM_REFUSED("upstream-refused"),
         /** Every upstream endpoint of the tier is ejected (failing) and none is due for a probe. */
         UNAVAILABLE("unavailable"),
         /** The pool is shutting down. */
@@ -38,6 +40,10 @@ public final class TierFailure extends RuntimeException {
 
     private final Kind kind;
     private final String clientDetail;
+    /** The status the client gets instead of the kind's own; 0: the kind's. */
+    private final int status;
+    /** Seconds the client should wait before retrying, or null. */
+    private final String retryAfter;
 
     /** A failure whose message may be shown to the client as it is. */
     public TierFailure(Kind kind, String message) {
@@ -53,9 +59,33 @@ public final class TierFailure extends RuntimeException {
      * stream only; the client sees {@code clientDetail}.
      */
     public TierFailure(Kind kind, String clientDetail, String message, Throwable cause) {
+        this(kind, clientDetail, message, cause, 0, null);
+    }
+
+    private TierFailure(Kind kind, String clientDetail, String message, Throwable cause, int status, String retryAfter) {
         super(message, cause);
         this.kind = kind;
         this.clientDetail = clientDetail;
+        this.status = status;
+        this.retryAfter = retryAfter;
+    }
+
+    /**
+     * An upstream's refusal of the request itself, passed on with its status (and Retry-After, in
+     * whole seconds, or null); {@code clientDetail} must already be fit for the client.
+     */
+    public static TierFailure refusedUpstream(int status, String retryAfter, String clientDetail, String message) {
+        return new TierFailure(Kind.UPSTREAM_REFUSED, clientDetail, message, null, status, retryAfter);
+    }
+
+    /** The status for the client when it is not the kind's own (an upstream's refusal); 0 otherwise. */
+    public int status() {
+        return status;
+    }
+
+    /** Seconds to wait before a retry, as the upstream said; null when it did not. */
+    public String retryAfter() {
+        return retryAfter;
     }
 
     public Kind kind() {

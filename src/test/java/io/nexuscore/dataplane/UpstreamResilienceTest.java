@@ -328,4 +328,100 @@ class UpstreamResilienceTest {
             }
         }
     }
+
+    /**
+     * An upstream's refusal of the client's own request (here a context-length complaint) reaches
+     * the client with its status and the upstream's message, never the rest of its body; the endpoint
+     * stays in rotation. A refusal that is the router's fault (401: its upstream key) stays a 502.
+     */
+    @Test
+    void aRefusalOfTheClientsRequestIsPassedOnWithItsStatusAndMessage(Vertx vertx) {
+        LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).await();
+        upstream.failWith(400, "{\"error\":{\"message\":\"This model's maximum context length is 4096 tokens.\\n"
+                + "Reduce the length of the messages.\",\"type\":\"invalid_request_error\"},"
+                + "\"debug\":\"internal secret sk-upstream-4711\"}", null);
+        RouterRuntime router = RouterFixture.start(RouterFixture.config(upstream), new RecordingEventSink());
+        try {
+            HttpClient client = vertx.createHttpClient();
+            double ejected = counter(router, "nexus_upstream_ejections");
+            RouterFixture.Reply reply = nano(client, router);
+            assertProblem(reply, 400, "upstream-refused");
+            String detail = reply.json().getString("detail");
+            assertEquals("tier nano: the upstream refused the request (400): This model's maximum context length is "
+                    + "4096 tokens. Reduce the length of the messages.", detail, "the line break became a space");
+            assertFalse(reply.body().toString().contains("sk-upstream-4711"), reply.body().toString());
+
+            upstream.failWith(429, "{\"error\":{\"message\":\"Rate limit reached\"}}", "7");
+            RouterFixture.Reply limited = nano(client, router);
+            assertProblem(limited, 429, "upstream-refused");
+            assertEquals("7", limited.header("Retry-After"));
+            upstream.failWith(429, "not json", "Wed, 21 Oct 2015 07:28:00 GMT");
+            RouterFixture.Reply dated = nano(client, router);
+            assertProblem(dated, 429, "upstream-refused");
+            assertEquals("tier nano: the upstream refused the request (429)", dated.json().getString("detail"));
+            assertEquals(null, dated.header("Retry-After"), "an HTTP date is not passed on");
+
+            upstream.failWith(401, "{\"error\":{\"message\":\"Incorrect API key provided: sk-upstream-4711\"}}", null);
+            assertProblem(nano(client, router), 502, "upstream");
+            assertEquals(ejected, counter(router, "nexus_upstream_ejections"), "a 4xx never ejects the endpoint");
+            upstream.failWith(0);
+            assertEquals(200, nano(client, router).status());
+        } finally {
+            router.close();
+        }
+    }
+
+    /**
+     * An upstream that answers 400 with an endless body (a hostile or broken server): the router
+     * reads the first 8 KiB, answers the client from them and resets the connection; it used to
+     * read the whole body into memory before answering.
+     */
+    @Test
+    void anErrorBodyIsReadOnlyUpToItsBound(Vertx vertx) throws Exception {
+        LocalOpenAiServer others = LocalOpenAiServer.start(vertx).await();
+        long total = 256L << 20;
+        long[] written = {0};
+        try (java.net.ServerSocket upstream = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress())) {
+            Thread server = new Thread(() -> {
+                try (Socket socket = upstream.accept()) {
+                    java.io.InputStream in = socket.getInputStream();
+                    byte[] buffer = new byte[65536];
+                    String request = "";
+                    while (!request.contains("\r\n\r\n") || !request.endsWith("}")) {
+                        int n = in.read(buffer);
+                        if (n < 0) {
+                            return;
+                        }
+                        request += new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
+                    }
+                    OutputStream out = socket.getOutputStream();
+                    out.write(("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: " + total
+                            + "\r\n\r\n{\"error\":{\"message\":\"bad temperature\"},\"pad\":\"").getBytes(StandardCharsets.ISO_8859_1));
+                    byte[] pad = "x".repeat(65536).getBytes(StandardCharsets.ISO_8859_1);
+                    while (written[0] < total) {
+                        out.write(pad);
+                        written[0] += pad.length;
+                    }
+                } catch (java.io.IOException e) {
+                    // reset by the router: what this test expects
+                }
+            });
+            server.setDaemon(true);
+            server.start();
+            JsonObject config = RouterFixture.config(others);
+            nanoUpstream(config).put("baseUrl", "http://127.0.0.1:" + upstream.getLocalPort() + "/v1").put("maxRetries", 0);
+            RouterRuntime router = RouterFixture.start(config, new RecordingEventSink());
+            try {
+                RouterFixture.Reply reply = nano(vertx.createHttpClient(), router);
+                assertProblem(reply, 400, "upstream-refused");
+                assertEquals("tier nano: the upstream refused the request (400)", reply.json().getString("detail"),
+                        "the first 8 KiB are not a whole JSON object: no message to quote");
+                server.join(30_000);
+                assertFalse(server.isAlive());
+                assertTrue(written[0] < total, "the router stopped reading: " + written[0] + " of " + total + " bytes written");
+            } finally {
+                router.close();
+            }
+        }
+    }
 }

@@ -31,6 +31,8 @@ public final class LocalOpenAiServer {
     private final List<Runnable> parked = new ArrayList<>();
     private boolean holding;
     private volatile int failStatus;
+    private volatile String failBody;
+    private volatile String failRetryAfter;
     private volatile boolean stallMidBody;
     private final AtomicInteger abandoned = new AtomicInteger();
     private final ConcurrentLinkedQueue<Integer> clientPorts = new ConcurrentLinkedQueue<>();
@@ -80,6 +82,16 @@ public final class LocalOpenAiServer {
 
     /** From now on answer every request with this status and an error body naming the server's secrets (0: stop). */
     public void failWith(int status) {
+        failWith(status, null, null);
+    }
+
+    /**
+     * From now on answer every request with this status, this body (null: one naming the server's
+     * secrets) and, unless null, this Retry-After (status 0: stop).
+     */
+    public void failWith(int status, String body, String retryAfter) {
+        failBody = body;
+        failRetryAfter = retryAfter;
         failStatus = status;
     }
 
@@ -120,8 +132,12 @@ public final class LocalOpenAiServer {
                 bodies.add(json);
                 received.incrementAndGet();
                 if (failStatus != 0) {
-                    request.response().setStatusCode(failStatus)
-                            .end("{\"error\":\"internal secret sk-upstream-4711 at " + request.absoluteURI() + "\"}");
+                    if (failRetryAfter != null) {
+                        request.response().putHeader("Retry-After", failRetryAfter);
+                    }
+                    String failure = failBody;
+                    request.response().setStatusCode(failStatus).end(failure != null ? failure
+                            : "{\"error\":\"internal secret sk-upstream-4711 at " + request.absoluteURI() + "\"}");
                     return;
                 }
                 if (stallMidBody) {

@@ -322,24 +322,61 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         }
     }
 
+    /**
+     * A non-2xx head: read at most {@link UpstreamRefusal#MAX_BODY_BYTES} of its body (past that the
+     * connection is reset, the rest unread), then judge it. A 5xx counts against the endpoint's
+     * health (502/503 are retried elsewhere); a 4xx is about the request, and those about the
+     * client's own request are passed on with their status.
+     */
     private void refused(Attempt attempt, HttpClientResponse response) {
         int status = response.statusCode();
-        response.body().onComplete(b -> {
-            String why = attempt.endpoint.display() + " answered " + status
-                    + (b.succeeded() ? ": " + truncate(b.result().toString()) : "");
-            if (status >= 500) {
-                attempt.failed(why);
-            } else {
-                attempt.succeeded(); // a 4xx is about the request, not the endpoint's health
+        String retryAfter = response.getHeader("Retry-After");
+        Buffer excerpt = Buffer.buffer();
+        boolean[] judged = {false};
+        Runnable judge = () -> {
+            if (!judged[0]) {
+                judged[0] = true;
+                judge(attempt, status, retryAfter, excerpt);
             }
-            TierFailure failure = new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label() + ": upstream answered "
-                    + status, why, null);
-            if (status == 502 || status == 503) {
-                retryOrFinish(attempt, failure);
-            } else {
-                finish(failure);
+        };
+        response.exceptionHandler(e -> judge.run());
+        response.endHandler(v -> judge.run());
+        response.handler(chunk -> {
+            if (judged[0]) {
+                return;
             }
+            int room = UpstreamRefusal.MAX_BODY_BYTES - excerpt.length();
+            if (chunk.length() <= room) {
+                excerpt.appendBuffer(chunk);
+                return;
+            }
+            excerpt.appendBuffer(chunk, 0, room);
+            judge.run();
+            attempt.reset(); // the rest stays unread: this connection cannot carry another request
         });
+    }
+
+    private void judge(Attempt attempt, int status, String retryAfter, Buffer body) {
+        String why = attempt.endpoint.display() + " answered " + status + ": " + UpstreamRefusal.excerpt(body);
+        if (status >= 500) {
+            attempt.failed(why);
+        } else {
+            attempt.succeeded(); // a 4xx is about the request, not the endpoint's health
+        }
+        String tier = backend.tier.label();
+        if (UpstreamRefusal.passedOn(status)) {
+            String message = UpstreamRefusal.clientMessage(body);
+            finish(TierFailure.refusedUpstream(status, UpstreamRefusal.retryAfter(retryAfter),
+                    "tier " + tier + ": the upstream refused the request (" + status + ")"
+                            + (message == null ? "" : ": " + message), why));
+            return;
+        }
+        TierFailure failure = new TierFailure(Kind.UPSTREAM, "tier " + tier + ": upstream answered " + status, why, null);
+        if (status == 502 || status == 503) {
+            retryOrFinish(attempt, failure);
+        } else {
+            finish(failure);
+        }
     }
 
     private void sendFailed(Attempt attempt, Throwable cause) {
@@ -468,7 +505,4 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
     }
 
-    private static String truncate(String text) {
-        return text.length() <= 200 ? text : text.substring(0, 200) + "...";
-    }
 }
