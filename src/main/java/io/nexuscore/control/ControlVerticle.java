@@ -21,6 +21,7 @@ import io.nexuscore.config.ControlConfig;
 import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.StrictFramingDecoder;
+import io.nexuscore.http.TlsOnPlainPort;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -124,7 +125,10 @@ public final class ControlVerticle extends VerticleBase {
                     HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port())
                             .setHttp2ClearTextEnabled(false);
                     return vertx.createHttpServer(options)
-                            .connectionHandler(connection -> StrictFramingDecoder.install(connection, options))
+                            .connectionHandler(connection -> {
+                                StrictFramingDecoder.install(connection, options);
+                                TlsOnPlainPort.install(connection, () -> { });
+                            })
                             .requestHandler(router)
                             .listen();
                 })

@@ -14,6 +14,7 @@ import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
 import io.nexuscore.http.StrictFramingDecoder;
+import io.nexuscore.http.TlsOnPlainPort;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierReply;
@@ -200,6 +201,7 @@ public final class DataPlaneHandler {
         connections.accepted(connection);
         headTimeouts.accepted(connection);
         MalformedBodyGuard.install(ConnectionInspector.channelOf(connection));
+        TlsOnPlainPort.install(connection, () -> metrics.httpError(TlsOnPlainPort.refusal().slug()));
     }
 
     /** A request Netty could not decode: answer in problem+json, count it, close the connection. */

@@ -168,6 +168,14 @@ class ControlSecurityTest {
         assertEquals(Thresholds.DEFAULT.nanoMax(), thresholds.json().getInteger("nano_max"), thresholds.text());
     }
 
+    @Test
+    void aTlsHandshakeIsAnswered400AtOnce() throws Exception {
+        int port = deploy(config("127.0.0.1", ControlConfig.Auth.NONE));
+        Reply reply = request(port, "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003");
+        assertEquals(400, reply.status(), reply.text());
+        assertEquals(ProblemType.TYPE_BASE + "malformed-http", reply.json().getString("type"));
+    }
+
     // --- raw HTTP -------------------------------------------------------------------------------
 
     record Reply(int status, String text) {

@@ -621,6 +621,35 @@ class DataPlaneTest {
         assertEquals(before + 1, errors(router, "malformed-http"));
     }
 
+    /**
+     * An https:// client on the plain-HTTP port: its ClientHello has no line end for Netty's decoder
+     * to wait for, so it used to hang until the header timeout. Now a 400 at once, counted, and the
+     * real TLS client fails its handshake with the familiar "not TLS" error instead of a timeout.
+     */
+    @Test
+    void aTlsHandshakeIsAnswered400AtOnceAndCounted() throws Exception {
+        double before = errors(router, "malformed-http");
+        byte[] clientHelloStart = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc, 0x03, 0x03};
+        RawHttp.Exchange exchange = RawHttp.exchange(port, clientHelloStart);
+        assertEquals(400, exchange.status(), exchange.response());
+        assertTrue(exchange.hasHeader("Content-Type", Problem.CONTENT_TYPE), exchange.response());
+        JsonObject problem = new JsonObject(exchange.body());
+        assertEquals(Problem.TYPE_BASE + "malformed-http", problem.getString("type"));
+        assertTrue(problem.getString("detail").contains("TLS handshake"), problem.encode());
+        assertTrue(exchange.closedByServer());
+        assertEquals(before + 1, errors(router, "malformed-http"));
+
+        javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) javax.net.ssl.SSLContext.getDefault().getSocketFactory()
+                .createSocket(java.net.InetAddress.getLoopbackAddress(), port);
+        try (tls) {
+            tls.setSoTimeout(5_000);
+            org.junit.jupiter.api.Assertions.assertThrows(javax.net.ssl.SSLException.class, tls::startHandshake);
+        }
+        assertEquals(before + 2, errors(router, "malformed-http"));
+        assertEquals(200, RawHttp.exchange(port, ascii("GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+                .status(), "plain HTTP is untouched");
+    }
+
     @Test
     void chunkedBodyOverTheLimitIs413() throws Exception {
         String head = "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n";
