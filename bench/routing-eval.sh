@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Routing evaluation against a running router (./start.sh first): sends the prompts of the shared
-# corpus (GSM8K, MT-Bench) and of bench/data (unseen kinds: long passages, multiple choice, code, other languages, other scripts) as OpenAI
+# corpus (GSM8K, MT-Bench) and of bench/data (unseen kinds: long passages, multiple choice, code, other languages, other scripts, structured data, Python) as OpenAI
 # chat requests and prints per corpus the strict, banded and gross misroute rates against an
 # independent cl100k_base count (jtokkit), the confusion matrix, and how often the router's observed
 # tier (X-NX-Tier) and token count (X-NX-Tokens) equal that count. Loopback only; run it with the
 # adaptive loop off (PATCH /adaptive) so the thresholds stay put, or it warns.
-#   bench/routing-eval.sh [--band-percent 20] [--concurrency 4] [--limit N] [--corpora NAME=FILE,...] [--tools N] [--content parts] [--system TEXT] [--non-ascii escaped]
+#   bench/routing-eval.sh [--band-percent 20] [--concurrency 4] [--limit N] [--corpora NAME=FILE,...] [--tools N] [--content parts] [--system TEXT] [--non-ascii escaped] [--turns N]
 # --tools N (1-8) sends each prompt as a function-calling request with N tool definitions after the messages.
 # --content parts writes each message's content as a list of text parts instead of a string.
 # --system TEXT puts a system message before each prompt (the truth then counts both, joined by a line break).
 # --non-ascii escaped writes every non-ASCII character as a \u escape, as Python's json.dumps does by default.
+# --turns N sends each prompt as the last of N messages, the corpus's N-1 prompts before it as the history
+# (alternately user and assistant); the truth counts every content, joined by line breaks.
 # The corpus directory is ../shared/corpus beside the checkout, or NEXUSCORE_CORPUS.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/lib.sh"
@@ -22,6 +24,8 @@ default_corpora+=",unseen-multiple-choice=$NX_ROOT/bench/data/unseen-multiple-ch
 default_corpora+=",unseen-code=$NX_ROOT/bench/data/unseen-code.jsonl"
 default_corpora+=",unseen-languages=$NX_ROOT/bench/data/unseen-languages.jsonl"
 default_corpora+=",unseen-scripts=$NX_ROOT/bench/data/unseen-scripts.jsonl"
+default_corpora+=",unseen-structured=$NX_ROOT/bench/data/unseen-structured.jsonl"
+default_corpora+=",unseen-python=$NX_ROOT/bench/data/unseen-python.jsonl"
 
 cp_="${NEXUSCORE_CLASSPATH:-}"
 if [ -z "$cp_" ]; then

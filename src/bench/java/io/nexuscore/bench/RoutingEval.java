@@ -48,7 +48,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
  *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0] [--content string|parts] [--system TEXT] [--non-ascii raw|escaped]
+ *     [--turns 1]
  * </pre>
+ * {@code --turns N} sends each prompt as the last message of an N-message conversation: the N-1 prompts
+ * before it in the same corpus (wrapping around) come first, alternately as user and assistant
+ * messages, as a multi-turn chat client resends its history. The truth counts every message's
+ * content joined by line breaks, as the guests join messages.
  * {@code --non-ascii escaped} writes every non-ASCII character as a backslash-u escape (UTF-16 units,
  * pairs for emoji), as Python's json.dumps does by default.
  * {@code --system TEXT} puts a system message with TEXT before each prompt, as most chat clients do;
@@ -168,6 +173,7 @@ public final class RoutingEval {
         boolean parts = "parts".equals(a.value("content", "string"));
         String system = a.value("system", "");
         boolean escape = "escaped".equals(a.value("non-ascii", "raw"));
+        int turns = Math.max(1, a.intValue("turns", 1));
         Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
         ScoreWeights weights = ScoreWeights.DEFAULT;
 
@@ -183,7 +189,8 @@ public final class RoutingEval {
                 + (tools.isEmpty() ? "" : ", " + tools.size() + " tool definitions after the messages ("
                 + tools.encode().length() + " bytes)") + (parts ? ", content as a list of text parts" : "")
                 + (system.isEmpty() ? "" : ", system message \"" + system + "\" first")
-                + (escape ? ", non-ASCII written as \\u escapes" : ""));
+                + (escape ? ", non-ASCII written as \\u escapes" : "")
+                + (turns == 1 ? "" : ", " + turns + "-message conversations (earlier prompts of the corpus as history)"));
 
         List<Tally> tallies = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
@@ -192,9 +199,11 @@ public final class RoutingEval {
                 Tally tally = new Tally(corpus.getKey());
                 tallies.add(tally);
                 List<Future<?>> sent = new ArrayList<>();
-                for (String prompt : corpus.getValue()) {
-                    sent.add(pool.submit(() -> evaluate(oneWrite ? OneWriteClient::post : jdkPost(http), url, prompt,
-                            tools, parts, system, escape, before, weights, band, tally)));
+                List<String> prompts = corpus.getValue();
+                for (int i = 0; i < prompts.size(); i++) {
+                    List<String> conversation = conversation(prompts, i, turns);
+                    sent.add(pool.submit(() -> evaluate(oneWrite ? OneWriteClient::post : jdkPost(http), url,
+                            conversation, tools, parts, system, escape, before, weights, band, tally)));
                 }
                 for (Future<?> f : sent) {
                     f.get();
@@ -231,15 +240,33 @@ public final class RoutingEval {
         };
     }
 
-    private static void evaluate(Poster poster, URI url, String prompt, JsonArray tools, boolean parts, String system,
-                                 boolean escape, Thresholds thresholds, ScoreWeights weights, double band, Tally tally) {
-        Object content = parts ? new JsonArray().add(new JsonObject().put("type", "text").put("text", prompt)) : prompt;
+    /** Prompt {@code i} with the {@code turns - 1} prompts before it (wrapping around), oldest first. */
+    static List<String> conversation(List<String> prompts, int i, int turns) {
+        List<String> conversation = new ArrayList<>();
+        for (int back = Math.min(turns, prompts.size()) - 1; back >= 0; back--) {
+            conversation.add(prompts.get(Math.floorMod(i - back, prompts.size())));
+        }
+        return conversation;
+    }
+
+    /** @param conversation the messages' contents, oldest first; the last is the user's prompt */
+    private static void evaluate(Poster poster, URI url, List<String> conversation, JsonArray tools, boolean parts,
+                                 String system, boolean escape, Thresholds thresholds, ScoreWeights weights, double band,
+                                 Tally tally) {
+        String prompt = conversation.get(conversation.size() - 1);
         List<JsonObject> messages = new ArrayList<>();
         if (!system.isEmpty()) {
             messages.add(new JsonObject().put("role", "system").put("content", system));
         }
-        messages.add(new JsonObject().put("role", "user").put("content", content));
-        String joined = system.isEmpty() ? prompt : system + "\n" + prompt; // what the guests count
+        for (int m = 0; m < conversation.size(); m++) {
+            String text = conversation.get(m);
+            Object content = parts ? new JsonArray().add(new JsonObject().put("type", "text").put("text", text)) : text;
+            // Counted back from the last message, which is the user's.
+            String role = (conversation.size() - 1 - m) % 2 == 0 ? "user" : "assistant";
+            messages.add(new JsonObject().put("role", role).put("content", content));
+        }
+        String contents = String.join("\n", conversation);
+        String joined = system.isEmpty() ? contents : system + "\n" + contents; // what the guests count
         JsonObject request = new JsonObject().put("model", "nexus").put("max_tokens", 16).put("messages", messages);
         if (!tools.isEmpty()) {
             request.put("tools", tools);
