@@ -577,7 +577,7 @@ public final class DataPlaneHandler {
     private void passThrough(Served served, Resolution resolution, UpstreamStream stream) {
         HttpServerResponse response = served.request.response()
                 .setChunked(true)
-                .putHeader("Content-Type", stream.contentType() == null ? "text/event-stream" : stream.contentType());
+                .putHeader("Content-Type", stream.clientContentType());
         StreamSummary summary = new StreamSummary(resolution, served.parsed.streamUsage());
         ReadStream<Buffer> body = stream.body();
         boolean[] done = {false};
