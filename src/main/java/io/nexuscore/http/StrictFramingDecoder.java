@@ -73,10 +73,10 @@ public final class StrictFramingDecoder extends VertxHttpRequestDecoder {
 
     /** Throws {@link RefusedFraming} when the head's body framing is one RFC 9112 refuses. */
     static void check(HttpMessage message) {
-        List<String> lines = message.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING);
-        if (lines.isEmpty()) {
-            return;
+        if (!message.headers().contains(HttpHeaderNames.TRANSFER_ENCODING)) {
+            return; // the common case, without the list getAll would allocate
         }
+        List<String> lines = message.headers().getAll(HttpHeaderNames.TRANSFER_ENCODING);
         if (message.protocolVersion().equals(HttpVersion.HTTP_1_0)) {
             throw new RefusedFraming(400, "Transfer-Encoding in an HTTP/1.0 request (RFC 9112 §6.1)");
         }
