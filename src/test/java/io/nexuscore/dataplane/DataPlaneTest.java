@@ -548,13 +548,21 @@ class DataPlaneTest {
         RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
                 + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "5\r\n{\"mod\r\nzz\r\nel\":1}\r\n0\r\n\r\n"));
-        assertEquals(400, exchange.status(), exchange.response());
+        assertRefusedAndClosed(exchange, 400, "the request body could not be decoded: ", before);
+    }
+
+    /**
+     * The one answer on the connection is a {@code malformed-http} problem with this status whose
+     * detail holds {@code detailPart}, counted once, and the server closed the connection.
+     */
+    private void assertRefusedAndClosed(RawHttp.Exchange exchange, int status, String detailPart, double errorsBefore) {
+        assertEquals(List.of(Integer.toString(status)), exchange.statuses(), exchange.response());
         assertTrue(exchange.hasHeader("Content-Type", Problem.CONTENT_TYPE), exchange.response());
         JsonObject problem = new JsonObject(exchange.body());
         assertEquals(Problem.TYPE_BASE + "malformed-http", problem.getString("type"));
-        assertTrue(problem.getString("detail").startsWith("the request body could not be decoded: "), problem.encode());
+        assertTrue(problem.getString("detail").contains(detailPart), problem.encode());
         assertTrue(exchange.closedByServer());
-        assertEquals(before + 1, errors(router, "malformed-http"));
+        assertEquals(errorsBefore + 1, errors(router, "malformed-http"));
     }
 
     /** Pipelined behind a good request, the undecodable body is the second request's: 200, then 400. */
@@ -565,8 +573,7 @@ class DataPlaneTest {
         RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
                 + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body
                 + "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"));
-        List<String> statuses = java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3}) ").matcher(exchange.response())
-                .results().map(match -> match.group(1)).toList();
+        List<String> statuses = exchange.statuses();
         assertEquals(List.of("200", "400"), statuses, exchange.response());
         assertTrue(exchange.closedByServer());
         awaitServed("nano", served + 1);
@@ -585,12 +592,7 @@ class DataPlaneTest {
                 + "Content-Type: application/json\r\nContent-Length: " + body.length()
                 + "\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(body.length()) + "\r\n" + body
                 + "\r\n0\r\n\r\n"));
-        assertEquals(400, exchange.status(), exchange.response());
-        JsonObject problem = new JsonObject(exchange.body());
-        assertEquals(Problem.TYPE_BASE + "malformed-http", problem.getString("type"));
-        assertTrue(problem.getString("detail").contains("both Content-Length and Transfer-Encoding"), problem.encode());
-        assertTrue(exchange.closedByServer());
-        assertEquals(before + 1, errors(router, "malformed-http"));
+        assertRefusedAndClosed(exchange, 400, "both Content-Length and Transfer-Encoding", before);
     }
 
     /**
@@ -600,13 +602,10 @@ class DataPlaneTest {
      */
     @Test
     void aTransferCodingWithoutChunkedLastIsRefusedAndNothingAfterItIsServed() throws Exception {
+        double before = errors(router, "malformed-http");
         RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
                 + "Transfer-Encoding: gzip\r\n\r\nGET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n"));
-        List<String> statuses = java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3}) ").matcher(exchange.response())
-                .results().map(match -> match.group(1)).toList();
-        assertEquals(List.of("400"), statuses, exchange.response());
-        assertTrue(new JsonObject(exchange.body()).getString("detail").contains("chunked is not the last"));
-        assertTrue(exchange.closedByServer());
+        assertRefusedAndClosed(exchange, 400, "chunked is not the last", before);
     }
 
     @Test
@@ -614,11 +613,7 @@ class DataPlaneTest {
         double before = errors(router, "malformed-http");
         RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
                 + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"));
-        assertEquals(501, exchange.status(), exchange.response());
-        assertTrue(exchange.hasHeader("Content-Type", Problem.CONTENT_TYPE), exchange.response());
-        assertTrue(new JsonObject(exchange.body()).getString("detail").contains("'gzip' is not supported"));
-        assertTrue(exchange.closedByServer());
-        assertEquals(before + 1, errors(router, "malformed-http"));
+        assertRefusedAndClosed(exchange, 501, "'gzip' is not supported", before);
     }
 
     /**
@@ -631,13 +626,7 @@ class DataPlaneTest {
         double before = errors(router, "malformed-http");
         byte[] clientHelloStart = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc, 0x03, 0x03};
         RawHttp.Exchange exchange = RawHttp.exchange(port, clientHelloStart);
-        assertEquals(400, exchange.status(), exchange.response());
-        assertTrue(exchange.hasHeader("Content-Type", Problem.CONTENT_TYPE), exchange.response());
-        JsonObject problem = new JsonObject(exchange.body());
-        assertEquals(Problem.TYPE_BASE + "malformed-http", problem.getString("type"));
-        assertTrue(problem.getString("detail").contains("TLS handshake"), problem.encode());
-        assertTrue(exchange.closedByServer());
-        assertEquals(before + 1, errors(router, "malformed-http"));
+        assertRefusedAndClosed(exchange, 400, "TLS handshake", before);
 
         javax.net.ssl.SSLSocket tls = (javax.net.ssl.SSLSocket) javax.net.ssl.SSLContext.getDefault().getSocketFactory()
                 .createSocket(java.net.InetAddress.getLoopbackAddress(), port);

@@ -22,6 +22,12 @@ final class RawHttp {
             return split < 0 ? "" : response.substring(split + 4);
         }
 
+        /** The status of every response on the connection, in order (pipelining). */
+        java.util.List<String> statuses() {
+            return java.util.regex.Pattern.compile("HTTP/1\\.1 (\\d{3}) ").matcher(response).results()
+                    .map(match -> match.group(1)).toList();
+        }
+
         boolean hasHeader(String name, String value) {
             String head = response.substring(0, Math.max(0, response.indexOf("\r\n\r\n"))).toLowerCase();
             return head.contains("\r\n" + name.toLowerCase() + ": " + value.toLowerCase());

@@ -44,6 +44,42 @@ class UpstreamResilienceTest {
         return RouterFixture.post(client, router.dataPlanePort(), "/v1/chat/completions", RouterFixture.chat(10)).await();
     }
 
+    /** What a raw upstream writes back once it has read a request (head and JSON body). */
+    @FunctionalInterface
+    private interface RawAnswer {
+        void write(OutputStream out) throws java.io.IOException;
+    }
+
+    /**
+     * A started daemon thread that accepts one connection on {@code upstream}, reads one request
+     * (head and JSON body) and writes {@code answer}; an I/O error (the router's reset) ends it quietly,
+     * the test's assertions saying what went wrong.
+     */
+    private static Thread answerOneRequest(java.net.ServerSocket upstream, RawAnswer answer) {
+        Thread server = new Thread(() -> {
+            try (Socket socket = upstream.accept()) {
+                java.io.InputStream in = socket.getInputStream();
+                byte[] buffer = new byte[65536];
+                String request = "";
+                while (!request.contains("\r\n\r\n") || !request.endsWith("}")) {
+                    int n = in.read(buffer);
+                    if (n < 0) {
+                        return;
+                    }
+                    request += new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
+                }
+                OutputStream out = socket.getOutputStream();
+                answer.write(out);
+                out.flush();
+            } catch (java.io.IOException e) {
+                // reset or closed by the router
+            }
+        });
+        server.setDaemon(true);
+        server.start();
+        return server;
+    }
+
     @Test
     void upstreamStallingMidBodyIs504AtTheTierTimeout(Vertx vertx) {
         LocalOpenAiServer others = LocalOpenAiServer.start(vertx).await();
@@ -293,28 +329,9 @@ class UpstreamResilienceTest {
         String events = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,"
                 + "\"delta\":{\"content\":\"hi\"}}]}\n\ndata: [DONE]\n\n";
         try (java.net.ServerSocket upstream = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress())) {
-            Thread server = new Thread(() -> {
-                try (Socket socket = upstream.accept()) {
-                    java.io.InputStream in = socket.getInputStream();
-                    byte[] buffer = new byte[65536];
-                    String request = "";
-                    while (!request.contains("\r\n\r\n") || !request.endsWith("}")) { // head and the JSON body
-                        int n = in.read(buffer);
-                        if (n < 0) {
-                            return;
-                        }
-                        request += new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
-                    }
-                    OutputStream out = socket.getOutputStream();
-                    out.write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\u0001x\r\nContent-Length: "
-                            + events.length() + "\r\nConnection: close\r\n\r\n" + events).getBytes(StandardCharsets.ISO_8859_1));
-                    out.flush();
-                } catch (java.io.IOException e) {
-                    // the test's assertions say what went wrong
-                }
-            });
-            server.setDaemon(true);
-            server.start();
+            Thread server = answerOneRequest(upstream, out -> out.write(("HTTP/1.1 200 OK\r\nContent-Type: "
+                    + "text/event-stream\u0001x\r\nContent-Length: " + events.length() + "\r\nConnection: close\r\n\r\n"
+                    + events).getBytes(StandardCharsets.ISO_8859_1)));
             JsonObject config = RouterFixture.config(others);
             nanoUpstream(config).put("baseUrl", "http://127.0.0.1:" + upstream.getLocalPort() + "/v1").put("maxRetries", 0);
             RouterRuntime router = RouterFixture.start(config, new RecordingEventSink());
@@ -382,32 +399,15 @@ class UpstreamResilienceTest {
         long total = 256L << 20;
         long[] written = {0};
         try (java.net.ServerSocket upstream = new java.net.ServerSocket(0, 8, java.net.InetAddress.getLoopbackAddress())) {
-            Thread server = new Thread(() -> {
-                try (Socket socket = upstream.accept()) {
-                    java.io.InputStream in = socket.getInputStream();
-                    byte[] buffer = new byte[65536];
-                    String request = "";
-                    while (!request.contains("\r\n\r\n") || !request.endsWith("}")) {
-                        int n = in.read(buffer);
-                        if (n < 0) {
-                            return;
-                        }
-                        request += new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
-                    }
-                    OutputStream out = socket.getOutputStream();
-                    out.write(("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: " + total
-                            + "\r\n\r\n{\"error\":{\"message\":\"bad temperature\"},\"pad\":\"").getBytes(StandardCharsets.ISO_8859_1));
-                    byte[] pad = "x".repeat(65536).getBytes(StandardCharsets.ISO_8859_1);
-                    while (written[0] < total) {
-                        out.write(pad);
-                        written[0] += pad.length;
-                    }
-                } catch (java.io.IOException e) {
-                    // reset by the router: what this test expects
+            Thread server = answerOneRequest(upstream, out -> {
+                out.write(("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: " + total
+                        + "\r\n\r\n{\"error\":{\"message\":\"bad temperature\"},\"pad\":\"").getBytes(StandardCharsets.ISO_8859_1));
+                byte[] pad = "x".repeat(65536).getBytes(StandardCharsets.ISO_8859_1);
+                while (written[0] < total) {
+                    out.write(pad);
+                    written[0] += pad.length;
                 }
             });
-            server.setDaemon(true);
-            server.start();
             JsonObject config = RouterFixture.config(others);
             nanoUpstream(config).put("baseUrl", "http://127.0.0.1:" + upstream.getLocalPort() + "/v1").put("maxRetries", 0);
             RouterRuntime router = RouterFixture.start(config, new RecordingEventSink());
