@@ -44,6 +44,8 @@ import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The data plane end to end over real loopback sockets, every tier backed by a real local upstream. */
@@ -580,40 +582,25 @@ class DataPlaneTest {
     }
 
     /**
-     * Content-Length beside Transfer-Encoding: chunked (the shape of a smuggling attempt) is refused
-     * at the head, even with a well-formed chunked body that would otherwise be served, and the
-     * connection closed (RFC 9112 §6.3); Netty alone dropped the Content-Length and kept it open.
+     * Ambiguous body framing, end to end, each followed by what a smuggler would hide behind it (a
+     * whole request, or a well-formed chunked body that would otherwise be served): one answer,
+     * counted, and the connection closed with the rest unread. Netty alone read {@code
+     * Transfer-Encoding: gzip} as "no body" and answered the request behind it, and dropped a
+     * Content-Length beside chunked and kept the connection open (RFC 9112 §6.3 says close).
      */
-    @Test
-    void contentLengthBesideChunkedIsRefusedAndTheConnectionClosed() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+            "Content-Length: 27\\r\\nTransfer-Encoding: chunked | 1b\\r\\n{\"model\":\"x\",\"prompt\":\"hi\"}\\r\\n0\\r\\n\\r\\n"
+                    + " | 400 | both Content-Length and Transfer-Encoding",
+            "Transfer-Encoding: gzip | GET /v1/models HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n | 400 | chunked is not the last",
+            "Transfer-Encoding: gzip, chunked | 0\\r\\n\\r\\n | 501 | 'gzip' is not supported",
+    })
+    void ambiguousFramingIsRefusedAndNothingBehindItIsServed(String headers, String behind, int status, String detail)
+            throws Exception {
         double before = errors(router, "malformed-http");
-        String body = RouterFixture.chat(20).encode();
-        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
-                + "Content-Type: application/json\r\nContent-Length: " + body.length()
-                + "\r\nTransfer-Encoding: chunked\r\n\r\n" + Integer.toHexString(body.length()) + "\r\n" + body
-                + "\r\n0\r\n\r\n"));
-        assertRefusedAndClosed(exchange, 400, "both Content-Length and Transfer-Encoding", before);
-    }
-
-    /**
-     * {@code Transfer-Encoding: gzip}: Netty read it as a request without a body, so the bytes after
-     * the head (here a whole request) were answered as a request of their own. Now one answer, 400,
-     * and the connection closed with the rest unread.
-     */
-    @Test
-    void aTransferCodingWithoutChunkedLastIsRefusedAndNothingAfterItIsServed() throws Exception {
-        double before = errors(router, "malformed-http");
-        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
-                + "Transfer-Encoding: gzip\r\n\r\nGET /v1/models HTTP/1.1\r\nHost: localhost\r\n\r\n"));
-        assertRefusedAndClosed(exchange, 400, "chunked is not the last", before);
-    }
-
-    @Test
-    void anUnknownTransferCodingBeforeChunkedIs501() throws Exception {
-        double before = errors(router, "malformed-http");
-        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\n"
-                + "Transfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n"));
-        assertRefusedAndClosed(exchange, 501, "'gzip' is not supported", before);
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii(("POST /v1/completions HTTP/1.1\\r\\nHost: localhost\\r\\n"
+                + "Content-Type: application/json\\r\\n" + headers + "\\r\\n\\r\\n" + behind).replace("\\r\\n", "\r\n")));
+        assertRefusedAndClosed(exchange, status, detail, before);
     }
 
     /**
