@@ -26,7 +26,9 @@ import java.util.Locale;
  * and the invalid-request handler answers and closes.
  *
  * <p>The hook is {@link #isContentAlwaysEmpty}: the decoder asks it once per head, after the
- * headers are read and before it picks the body framing; an exception there fails the head.
+ * headers are read and before it picks the body framing; an exception there fails the head. The
+ * class extends Vert.x's own decoder (an {@code impl} class, so Vert.x's header interning and
+ * limits stay as they are); a Vert.x upgrade that changes it shows in StrictFramingDecoderTest.
  */
 public final class StrictFramingDecoder extends VertxHttpRequestDecoder {
 
