@@ -47,8 +47,16 @@ public final class RoutingDecisionsMap {
     }
 
     private Optional<SharedStructs.RoutingDecision> fallbackDecision(FourTuple connection) {
-        byte[] value = mapOf(connection).lookupDirect(SharedStructs.flowKey(connection));
-        return value == null ? Optional.empty() : Optional.of(SharedStructs.decodeRoutingDecision(value));
+        return decision(mapOf(connection).lookupDirect(SharedStructs.flowKey(connection)));
+    }
+
+    /** A fallback entry's decision; none for no entry, or one whose tier byte names no tier (a foreign write). */
+    private static Optional<SharedStructs.RoutingDecision> decision(byte[] value) {
+        if (value == null) {
+            return Optional.empty();
+        }
+        long word = SharedStructs.routingDecisionWord(value);
+        return VerdictSlots.isVerdict(word) ? Optional.of(SharedStructs.decodeRoutingDecision(word)) : Optional.empty();
     }
 
     /**
@@ -63,7 +71,8 @@ public final class RoutingDecisionsMap {
         }
         for (BpfMap map : new BpfMap[] {ipv4, ipv6}) {
             for (byte[] key : map.keys()) {
-                map.lookup(key).ifPresent(v -> entries.putIfAbsent(SharedStructs.decodeFlowKey(key), SharedStructs.decodeRoutingDecision(v)));
+                map.lookup(key).flatMap(RoutingDecisionsMap::decision)
+                        .ifPresent(decision -> entries.putIfAbsent(SharedStructs.decodeFlowKey(key), decision));
             }
         }
         return entries;

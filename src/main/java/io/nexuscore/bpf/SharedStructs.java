@@ -184,7 +184,15 @@ public final class SharedStructs {
         return new RoutingDecision(decodeVerdict(word), byteAt(word, HEADS_AT));
     }
 
-    /** The verdict of a routing_decision word, without its head count. */
+    /**
+     * Whether a routing_decision word's tier byte names a tier. Only words the kernel wrote are sure
+     * to: the pinned maps are writable by any root tool, and a word that names no tier is no verdict.
+     */
+    static boolean namesATier(long word) {
+        return byteAt(word, TIER_AT) <= Tier.LARGE.wire();
+    }
+
+    /** The verdict of a routing_decision word, without its head count; the word must name a tier. */
     static KernelVerdict decodeVerdict(long word) {
         return new KernelVerdict(byteAt(word, SCORE_AT), Tier.fromWire(byteAt(word, TIER_AT)), (int) (word >>> (8 * CHECK_AT)),
                 (byteAt(word, FLAGS_AT) & VERDICT_F_BLIND) != 0);
@@ -194,8 +202,9 @@ public final class SharedStructs {
         return (int) (word >>> (8 * offset)) & 0xff;
     }
 
-    static RoutingDecision decodeRoutingDecision(byte[] value) {
-        return decodeRoutingDecision((long) LITTLE_ENDIAN_LONG.get(value, 0));
+    /** A routing_decision value as the little-endian word the decoders take. */
+    static long routingDecisionWord(byte[] value) {
+        return (long) LITTLE_ENDIAN_LONG.get(value, 0);
     }
 
     /** score_thresholds as one little-endian 64-bit word, as the CAS writers (kernel and mmap) see it. */

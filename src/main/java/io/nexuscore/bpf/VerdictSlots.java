@@ -121,8 +121,13 @@ final class VerdictSlots implements AutoCloseable {
         return INCONSISTENT;
     }
 
+    /**
+     * A verdict word: its tier byte names a tier. MISS and INCONSISTENT are not, and neither is a
+     * word another tool wrote into the pinned array with a tier byte past large (the kernel never
+     * does): that connection reads as having no verdict, as in the kernel's own tier checks.
+     */
     static boolean isVerdict(long word) {
-        return (word & TIER_BYTE) != MISS && (word & TIER_BYTE) != INCONSISTENT;
+        return SharedStructs.namesATier(word);
     }
 
     /**
@@ -162,7 +167,7 @@ final class VerdictSlots implements AutoCloseable {
             long word = slots.getLong(at + verdictOffset);
             VarHandle.loadLoadFence();
             boolean empty = key[keySize - 2] == 0 && key[keySize - 1] == 0; // destination port 0
-            if ((int) SEQ.getAcquire(slots, at) == before && !empty) {
+            if ((int) SEQ.getAcquire(slots, at) == before && !empty && isVerdict(word)) {
                 action.accept(SharedStructs.decodeFlowKey(key), word);
             }
         }

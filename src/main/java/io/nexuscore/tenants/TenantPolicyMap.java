@@ -40,14 +40,17 @@ public final class TenantPolicyMap {
 
     /** The floor for one source address (longest matching prefix), as the kernel resolves it. */
     public Optional<Tier> floorFor(Inet4Address source) {
-        return map.lookup(key(Ipv4Prefix.host(source))).map(TenantPolicyMap::decodeValue);
+        return map.lookup(key(Ipv4Prefix.host(source))).flatMap(TenantPolicyMap::decodeValue);
     }
 
-    /** Every entry; one another tool wrote with host bits set reads as the prefix the trie matches it as. */
+    /**
+     * Every entry; one another tool wrote with host bits set reads as the prefix the trie matches it
+     * as, and one whose floor names no tier is left out (the kernel ignores it too).
+     */
     public Map<Ipv4Prefix, Tier> entries() {
         Map<Ipv4Prefix, Tier> entries = new LinkedHashMap<>();
         for (byte[] key : map.keys()) {
-            map.lookup(key).ifPresent(v -> entries.put(decodeKey(key), decodeValue(v)));
+            map.lookup(key).flatMap(TenantPolicyMap::decodeValue).ifPresent(floor -> entries.put(decodeKey(key), floor));
         }
         return entries;
     }
@@ -73,7 +76,12 @@ public final class TenantPolicyMap {
         return value;
     }
 
-    static Tier decodeValue(byte[] value) {
-        return Tier.fromWire(value[TENANT_FLOOR.offset("tier_floor")] & 0xff);
+    /**
+     * The floor of a struct tenant_floor; none when its byte names no tier (another tool's write:
+     * the TC program applies a floor only below TIER_COUNT, and so does the data plane).
+     */
+    static Optional<Tier> decodeValue(byte[] value) {
+        int wire = value[TENANT_FLOOR.offset("tier_floor")] & 0xff;
+        return wire <= Tier.LARGE.wire() ? Optional.of(Tier.fromWire(wire)) : Optional.empty();
     }
 }

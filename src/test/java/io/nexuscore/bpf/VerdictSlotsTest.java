@@ -145,6 +145,39 @@ class VerdictSlotsTest {
         assertEquals(-1, tcTier(connection(ports.get(0) + 2, 4, 10)), "no verdict: TC marks nothing");
     }
 
+    /**
+     * routing_decisions is pinned, so any root tool can write it: an entry whose tier byte names no
+     * tier (here 9) is no verdict, in a lookup and in the snapshot, instead of an exception per request.
+     */
+    @Test
+    void aForeignEntryWhoseTierIsNoTierIsNoVerdict() {
+        List<Integer> ports = collidingPorts(2);
+        Connection a = connection(ports.get(0), 1, 100);
+        xdp(a, 1);
+        xdp(connection(ports.get(1), 2, 900), 1); // A moves to routing_decisions
+        assertEquals(Optional.of(a.verdict()), kernel.verdicts().fromMap(a.tuple()));
+
+        byte[] foreign = new byte[SharedStructs.ROUTING_DECISION.size()];
+        foreign[SharedStructs.ROUTING_DECISION.offset("score")] = 50;
+        foreign[SharedStructs.ROUTING_DECISION.offset("tier")] = 9;
+        try (BpfMap map = BpfMap.openPinned(kernel.pinDir(), "routing_decisions", SharedStructs.FLOW_KEY.size(),
+                SharedStructs.ROUTING_DECISION.size())) {
+            map.update(SharedStructs.flowKey(a.tuple()), foreign, 0);
+        }
+        assertEquals(Optional.empty(), kernel.verdicts().lookup(a.tuple()), "scored in Java instead");
+        assertEquals(Optional.empty(), kernel.routingDecisions().decision(a.tuple()));
+        assertTrue(!kernel.routingDecisions().snapshot().containsKey(a.tuple()), "left out of the snapshot");
+    }
+
+    @Test
+    void aSlotWordWhoseTierByteNamesNoTierIsNoVerdict() {
+        long verdict = 0x0000_0200_0000_0000L | 77; // tier large, any other bytes
+        assertTrue(VerdictSlots.isVerdict(verdict));
+        for (long tier : new long[] {3, 9, 0x7f, 0xfd, 0xfe, 0xff}) {
+            assertTrue(!VerdictSlots.isVerdict((verdict & ~0xff00_0000_0000L) | tier << 40), "tier byte " + tier);
+        }
+    }
+
     @Test
     void ipv6VerdictsHaveTheirOwnSlots() {
         byte[] frame = Packets.ipv6Tcp(PORT, "POST /v1/refine HTTP/1.1\r\nContent-Length: 200\r\n\r\n");

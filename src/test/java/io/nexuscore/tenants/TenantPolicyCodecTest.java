@@ -10,6 +10,7 @@ import io.nexuscore.bpf.SharedStructs;
 import io.nexuscore.classify.Tier;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,7 +48,17 @@ class TenantPolicyCodecTest {
             byte[] expected = new byte[TENANT_FLOOR.size()];
             expected[TENANT_FLOOR.offset("tier_floor")] = (byte) floor.wire();
             assertArrayEquals(expected, value, floor.label());
-            assertEquals(floor, TenantPolicyMap.decodeValue(value));
+            assertEquals(Optional.of(floor), TenantPolicyMap.decodeValue(value));
+        }
+    }
+
+    /** tenant_policy is pinned: a floor byte another tool wrote past large is no floor, as in the TC program. */
+    @Test
+    void aFloorByteThatNamesNoTierIsNoFloor() {
+        for (int wire : new int[] {3, 9, 0xff}) {
+            byte[] value = new byte[TENANT_FLOOR.size()];
+            value[TENANT_FLOOR.offset("tier_floor")] = (byte) wire;
+            assertEquals(Optional.empty(), TenantPolicyMap.decodeValue(value), Integer.toString(wire));
         }
     }
 
