@@ -113,7 +113,9 @@ public final class AdaptiveJson {
             p95.put(tier.name().toLowerCase(java.util.Locale.ROOT), millis(status.lastP95Us().get(tier.wire())));
             samples.put(tier.name().toLowerCase(java.util.Locale.ROOT), status.lastSamples().get(tier.wire()));
         }
-        return settingsJson(status.settings()).put("status", new JsonObject()
+        JsonObject json = settingsJson(status.settings()).put("valid", status.settingsProblem().isEmpty());
+        status.settingsProblem().ifPresent(problem -> json.put("problem", problem));
+        return json.put("status", new JsonObject()
                 .put("ticks", status.ticks())
                 .put("drained", status.drained())
                 .put("recalibrations", status.recalibrations())

@@ -5,8 +5,8 @@ import io.nexuscore.bpf.BpfMap;
 import io.nexuscore.bpf.BpfProgram;
 import io.nexuscore.bpf.Errno;
 import io.nexuscore.bpf.SharedStructs;
-
 import io.nexuscore.classify.TokenGain;
+import java.util.Optional;
 import java.util.logging.Logger;
 
 /**
@@ -23,6 +23,8 @@ public final class AdaptiveLoop implements AdaptiveControl {
     private final BpfMap statsMap;
     private final TokenGain tokenGain;
     private BpfProgram armProgram;
+    /** The last invalid content's reason, so that each distinct one is logged once. */
+    private String lastProblem;
 
     /** @param tokenGain the live token_model gain (the calibration stage's output), for {@link #status} */
     public AdaptiveLoop(BpfMap settingsMap, BpfMap statsMap, TokenGain tokenGain) {
@@ -56,9 +58,34 @@ public final class AdaptiveLoop implements AdaptiveControl {
         LOG.fine(() -> "adaptive timer armed by " + program);
     }
 
+    /** The settings as stored, or the defaults in their place and why. */
+    private record Stored(AdaptiveSettings settings, Optional<String> problem) {
+    }
+
+    /**
+     * The pinned map is writable by any root tool: values the settings' rules refuse (a period of 0,
+     * gain_max below gain_min) are shown, and merged into by a PATCH, as the defaults, with the
+     * reason in the status and a WARNING (once per distinct content). The kernel's timer reads the
+     * raw values, with its own guards, until a PATCH writes valid ones.
+     */
+    private Stored stored() {
+        byte[] raw = settingsMap.lookup(KEY).orElseThrow(
+                () -> new BpfException("bpf_map_lookup_elem", settingsMap.name(), Errno.ENOENT));
+        try {
+            return new Stored(SharedStructs.decodeAdaptiveSettings(raw), Optional.empty());
+        } catch (AdaptiveSettings.InvalidSetting e) {
+            String problem = "adaptive_settings holds a value its rules refuse (written by another tool?): "
+                    + e.getMessage() + "; shown as the defaults until PATCH /adaptive writes valid settings";
+            if (!problem.equals(lastProblem)) {
+                LOG.warning(problem);
+            }
+            lastProblem = problem;
+            return new Stored(AdaptiveSettings.DEFAULT, Optional.of(problem));
+        }
+    }
+
     public synchronized AdaptiveSettings settings() {
-        return SharedStructs.decodeAdaptiveSettings(settingsMap.lookup(KEY).orElseThrow(
-                () -> new BpfException("bpf_map_lookup_elem", settingsMap.name(), Errno.ENOENT)));
+        return stored().settings();
     }
 
     /** Writes new settings; a new period re-arms the timer at once (otherwise it applies after the current one). */
@@ -74,7 +101,9 @@ public final class AdaptiveLoop implements AdaptiveControl {
 
     @Override
     public synchronized AdaptiveStatus status() {
-        return SharedStructs.decodeAdaptiveStats(settings(), stats(), tokenGain.gainQ10());
+        Stored stored = stored();
+        return SharedStructs.decodeAdaptiveStats(stored.settings(), stats(), tokenGain.gainQ10())
+                .withSettings(stored.settings(), stored.problem());
     }
 
     /** What the kernel's last bpf_map_update_elem(score_thresholds, ..., BPF_EXIST) returned (0 = success). */

@@ -16,13 +16,21 @@ import java.util.Optional;
  * @param tokenGainQ10    the live token_model gain, Q10 (never 0: a map never written reads as one)
  * @param calibrations    token_model.gain changes made by the calibration stage
  * @param lastCalibration the last one, if any
+ * @param settingsProblem why the stored settings are not shown: another tool wrote values their
+ *                        rules refuse, and {@code settings} are the defaults in their place
  */
 public record AdaptiveStatus(AdaptiveSettings settings, long ticks, long drained, long recalibrations,
                              List<Integer> lastP95Us, List<Integer> lastSamples, Optional<Recalibration> last,
                              int goodPeriods, int tokenGainQ10, long calibrations,
-                             Optional<Calibration> lastCalibration) {
+                             Optional<Calibration> lastCalibration, Optional<String> settingsProblem) {
     public AdaptiveStatus {
         lastP95Us = List.copyOf(lastP95Us);
         lastSamples = List.copyOf(lastSamples);
+    }
+
+    /** The same status, with the stored settings replaced by {@code shown} for {@code problem}. */
+    public AdaptiveStatus withSettings(AdaptiveSettings shown, Optional<String> problem) {
+        return new AdaptiveStatus(shown, ticks, drained, recalibrations, lastP95Us, lastSamples, last, goodPeriods,
+                tokenGainQ10, calibrations, lastCalibration, problem);
     }
 }

@@ -296,7 +296,8 @@ public final class SharedStructs {
                 recalibrations == 0 ? Optional.empty() : Optional.of(decodeRecalibration(b, l.offset("last"))),
                 b.getInt(l.offset("good_periods")),
                 tokenGainQ10 == 0 ? TokenGain.ONE_Q10 : tokenGainQ10, calibrations,
-                calibrations == 0 ? Optional.empty() : Optional.of(decodeCalibration(b, l.offset("last_calibration"))));
+                calibrations == 0 ? Optional.empty() : Optional.of(decodeCalibration(b, l.offset("last_calibration"))),
+                Optional.empty());
     }
 
     /** The result of the kernel's last compare-and-set of score_thresholds: 0 = success, -EAGAIN = another writer won. */

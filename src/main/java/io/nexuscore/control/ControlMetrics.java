@@ -7,7 +7,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
+import io.nexuscore.adapt.AdaptiveControl;
 import io.nexuscore.bpf.DataPathControl;
+import io.nexuscore.bpf.NotInKernelMode;
 import io.nexuscore.bpf.ProgramStats;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Tier;
@@ -19,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -36,6 +39,7 @@ final class ControlMetrics {
     private final List<Meter> meters = new ArrayList<>();
     private final Map<Tier, Long> tierCounters = new ConcurrentHashMap<>();
     private final Map<String, ProgramStats> programs = new ConcurrentHashMap<>();
+    private AtomicInteger adaptiveSettingsValid;
 
     /** @param thresholds the stored value, as any tool left it: a gauge reports it whether valid or not */
     ControlMetrics(MeterRegistry registry, Supplier<ThresholdState> thresholds) {
@@ -74,6 +78,27 @@ final class ControlMetrics {
                         .register(registry));
             }
         }
+    }
+
+    /**
+     * Whether the pinned adaptive settings obey their rules (a tool may have written them); kernel
+     * mode only: in user space there is no loop and no gauge.
+     */
+    synchronized void refreshAdaptive(AdaptiveControl adaptive) {
+        boolean valid;
+        try {
+            valid = adaptive.status().settingsProblem().isEmpty();
+        } catch (NotInKernelMode e) {
+            return;
+        }
+        if (adaptiveSettingsValid == null) {
+            adaptiveSettingsValid = new AtomicInteger();
+            meters.add(Gauge.builder("nexus.adaptive.settings.valid", adaptiveSettingsValid, AtomicInteger::get)
+                    .description("1 when the pinned adaptive settings obey their rules; 0 when a tool wrote values "
+                            + "they refuse (GET /adaptive shows the defaults and the problem; a PATCH repairs it)")
+                    .register(registry));
+        }
+        adaptiveSettingsValid.set(valid ? 1 : 0);
     }
 
     private static double perRun(ProgramStats s) {

@@ -465,6 +465,7 @@ public final class ControlVerticle extends VerticleBase {
         blocking(ctx, () -> {
             keeper.refresh();
             metrics.refresh(ports.dataPath());
+            metrics.refreshAdaptive(ports.adaptive());
             return registry.scrape();
         }).onSuccess(text -> ctx.response()
                 .putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")

@@ -283,6 +283,50 @@ class AdaptiveApiKernelTest {
         }
     }
 
+    /**
+     * adaptive_settings is pinned: a tool writing a period of 0 into it made every read of the
+     * settings throw, so GET /adaptive, PATCH /adaptive and even PATCH /thresholds (which moves the
+     * raise-back ceiling) answered 500. Now the view says invalid (showing the defaults), thresholds
+     * still patch, and a PATCH of /adaptive writes valid settings again.
+     */
+    @Test
+    void settingsAnotherToolWroteInvalidAreReportedAndRepairedByAPatch() throws Exception {
+        byte[] foreign = io.nexuscore.bpf.SharedStructs.adaptiveSettings(AdaptiveSettings.DEFAULT.withPeriodMs(30_000));
+        java.nio.ByteBuffer.wrap(foreign).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .putInt(io.nexuscore.bpf.SharedStructs.ADAPTIVE_SETTINGS.offset("period_ms"), 0);
+        StringBuilder hex = new StringBuilder();
+        for (byte b : foreign) {
+            hex.append(String.format("%02x ", b & 0xff));
+        }
+        List<String> command = new ArrayList<>(List.of("bpftool", "map", "update", "pinned",
+                kernel.pinDir().resolve("adaptive_settings").toString(), "key", "hex", "00", "00", "00", "00", "value", "hex"));
+        command.addAll(List.of(hex.toString().trim().split(" ")));
+        Process bpftool = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(bpftool.getInputStream().readAllBytes());
+        assertEquals(0, bpftool.waitFor(), output);
+
+        JsonObject view = client.get(port, "127.0.0.1", "/adaptive").send().await(10, TimeUnit.SECONDS).bodyAsJsonObject();
+        assertEquals(false, view.getBoolean("valid"), view.encode());
+        assertTrue(view.getString("problem").contains("period_ms"), view.encode());
+        assertEquals(AdaptiveSettings.DEFAULT.periodMs(), view.getInteger("period_ms"), "the defaults are shown");
+        assertTrue(metrics().contains("nexus_adaptive_settings_valid 0.0"), "the gauge says so");
+        HttpResponse<Buffer> thresholds = client.patch(port, "127.0.0.1", "/thresholds")
+                .putHeader("Content-Type", "application/merge-patch+json")
+                .sendBuffer(new JsonObject().put("nano_max", 50).toBuffer()).await(10, TimeUnit.SECONDS);
+        assertEquals(200, thresholds.statusCode(), thresholds.bodyAsString());
+
+        HttpResponse<Buffer> repaired = patch(new JsonObject().put("period_ms", 20_000));
+        assertEquals(200, repaired.statusCode(), repaired.bodyAsString());
+        assertEquals(true, repaired.bodyAsJsonObject().getBoolean("valid"), repaired.bodyAsString());
+        assertEquals(20_000, kernel.adaptive().settings().periodMs(), "valid settings are in the map again");
+        assertTrue(!repaired.bodyAsJsonObject().containsKey("problem"));
+        assertTrue(metrics().contains("nexus_adaptive_settings_valid 1.0"));
+    }
+
+    private String metrics() throws Exception {
+        return client.get(port, "127.0.0.1", "/metrics").send().await(10, TimeUnit.SECONDS).bodyAsString();
+    }
+
     private HttpResponse<Buffer> patch(JsonObject body) throws Exception {
         return client.patch(port, "127.0.0.1", "/adaptive")
                 .putHeader("Content-Type", "application/merge-patch+json")
