@@ -504,5 +504,4 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
     private static String describe(Throwable cause) {
         return cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
     }
-
 }
