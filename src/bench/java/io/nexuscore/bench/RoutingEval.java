@@ -48,8 +48,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
  *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0] [--content string|parts] [--system TEXT] [--non-ascii raw|escaped]
- *     [--turns 1]
+ *     [--turns 1] [--api chat|completions]
  * </pre>
+ * {@code --api completions} sends each prompt to the legacy {@code /v1/completions} as its {@code prompt}
+ * string (with {@code --turns N}, the conversation's contents joined by line breaks); the other
+ * shape options apply to chat requests only.
  * {@code --turns N} sends each prompt as the last message of an N-message conversation: the N-1 prompts
  * before it in the same corpus (wrapping around) come first, alternately as user and assistant
  * messages, as a multi-turn chat client resends its history. The truth counts every message's
@@ -174,6 +177,7 @@ public final class RoutingEval {
         String system = a.value("system", "");
         boolean escape = "escaped".equals(a.value("non-ascii", "raw"));
         int turns = Math.max(1, a.intValue("turns", 1));
+        boolean completions = "completions".equals(a.value("api", "chat"));
         Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
         ScoreWeights weights = ScoreWeights.DEFAULT;
 
@@ -190,7 +194,8 @@ public final class RoutingEval {
                 + tools.encode().length() + " bytes)") + (parts ? ", content as a list of text parts" : "")
                 + (system.isEmpty() ? "" : ", system message \"" + system + "\" first")
                 + (escape ? ", non-ASCII written as \\u escapes" : "")
-                + (turns == 1 ? "" : ", " + turns + "-message conversations (earlier prompts of the corpus as history)"));
+                + (turns == 1 ? "" : ", " + turns + "-message conversations (earlier prompts of the corpus as history)")
+                + (completions ? ", legacy /v1/completions with the prompt string" : ""));
 
         List<Tally> tallies = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
@@ -203,7 +208,7 @@ public final class RoutingEval {
                 for (int i = 0; i < prompts.size(); i++) {
                     List<String> conversation = conversation(prompts, i, turns);
                     sent.add(pool.submit(() -> evaluate(oneWrite ? OneWriteClient::post : jdkPost(http), url,
-                            conversation, tools, parts, system, escape, before, weights, band, tally)));
+                            conversation, completions, tools, parts, system, escape, before, weights, band, tally)));
                 }
                 for (Future<?> f : sent) {
                     f.get();
@@ -250,9 +255,9 @@ public final class RoutingEval {
     }
 
     /** @param conversation the messages' contents, oldest first; the last is the user's prompt */
-    private static void evaluate(Poster poster, URI url, List<String> conversation, JsonArray tools, boolean parts,
-                                 String system, boolean escape, Thresholds thresholds, ScoreWeights weights, double band,
-                                 Tally tally) {
+    private static void evaluate(Poster poster, URI url, List<String> conversation, boolean completions, JsonArray tools,
+                                 boolean parts, String system, boolean escape, Thresholds thresholds, ScoreWeights weights,
+                                 double band, Tally tally) {
         String prompt = conversation.get(conversation.size() - 1);
         List<JsonObject> messages = new ArrayList<>();
         if (!system.isEmpty()) {
@@ -267,13 +272,18 @@ public final class RoutingEval {
         }
         String contents = String.join("\n", conversation);
         String joined = system.isEmpty() ? contents : system + "\n" + contents; // what the guests count
-        JsonObject request = new JsonObject().put("model", "nexus").put("max_tokens", 16).put("messages", messages);
-        if (!tools.isEmpty()) {
+        JsonObject request = new JsonObject().put("model", "nexus").put("max_tokens", 16);
+        if (completions) {
+            request.put("prompt", joined);
+        } else {
+            request.put("messages", messages);
+        }
+        if (!tools.isEmpty() && !completions) {
             request.put("tools", tools);
         }
         String body = escape ? escapeNonAscii(request.encode()) : request.encode();
         try {
-            OneWriteClient.Answer response = poster.post(url, "/v1/chat/completions", body);
+            OneWriteClient.Answer response = poster.post(url, completions ? "/v1/completions" : "/v1/chat/completions", body);
             String assigned = response.header("x-nx-assigned-tier");
             String observed = response.header("x-nx-tier");
             if (response.status() != 200 || assigned == null || observed == null) {
