@@ -1218,7 +1218,7 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } calibration_events SEC(".maps");
 
-/* One event per nano_max change (kernel -> user): read by RecalibrationEvents. */
+/* One event per nano_max change (kernel -> user): read by RingConsumer.recalibrations. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 * 1024);

@@ -35,11 +35,11 @@ public final class AdaptiveReporting {
         Gauge.builder("nexus.token.gain", kernel.tokenModel(), gain -> Calibration.gain(gain.gainQ10()))
                 .description("The live gain of the prompt token estimate (token_model, 1.0 = the built-in ratio)")
                 .register(registry);
-        RecalibrationEvents recalibrationEvents = kernel.recalibrationEvents(r -> {
+        RingConsumer<Recalibration> recalibrationEvents = kernel.recalibrationEvents(r -> {
             recalibrations.increment();
             events.publish("recalibration", AdaptiveJson.recalibration(r));
         });
-        CalibrationEvents calibrationEvents;
+        RingConsumer<Calibration> calibrationEvents;
         try {
             calibrationEvents = kernel.calibrationEvents(c -> {
                 calibrations.increment();

@@ -4,6 +4,7 @@ import io.nexuscore.bpf.BpfException;
 import io.nexuscore.bpf.LibBpf;
 import io.nexuscore.bpf.LibC;
 import io.nexuscore.bpf.Native;
+import io.nexuscore.bpf.SharedStructs;
 import io.nexuscore.bpf.StructLayout;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,9 +18,10 @@ import jnr.ffi.Pointer;
 /**
  * The consumer side of one pinned BPF_MAP_TYPE_RINGBUF (kernel -> user): a daemon thread in
  * ring_buffer__poll decodes each sample of {@code layout} and hands it to the listener. One consumer
- * per ring. {@link #close} stops the thread and frees the ring.
+ * per ring. {@link #close} stops the thread and frees the ring. The kernel's two event rings each
+ * have a factory: {@link #recalibrations}, {@link #calibrations}.
  */
-final class RingConsumer<T> implements AutoCloseable {
+public final class RingConsumer<T> implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(RingConsumer.class.getName());
     private static final int POLL_TIMEOUT_MS = 200;
@@ -59,6 +61,18 @@ final class RingConsumer<T> implements AutoCloseable {
         }
         this.poller = new Thread(this::poll, "nexus-" + map.replace('_', '-'));
         poller.setDaemon(true);
+    }
+
+    /** Consumes {@code pinDir/recalibration_events}: each nano_max change the kernel's loop makes. */
+    public static RingConsumer<Recalibration> recalibrations(Path pinDir, Consumer<Recalibration> listener) {
+        return start(pinDir, "recalibration_events", SharedStructs.RECALIBRATION_EVENT,
+                b -> SharedStructs.decodeRecalibration(b, 0), listener);
+    }
+
+    /** Consumes {@code pinDir/calibration_events}: each token_model.gain change the calibration stage makes. */
+    public static RingConsumer<Calibration> calibrations(Path pinDir, Consumer<Calibration> listener) {
+        return start(pinDir, "calibration_events", SharedStructs.CALIBRATION_EVENT,
+                b -> SharedStructs.decodeCalibration(b, 0), listener);
     }
 
     /** Starts consuming {@code pinDir/map}, whose samples are {@code layout}-sized structs. */

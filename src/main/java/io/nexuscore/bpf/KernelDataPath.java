@@ -1,10 +1,9 @@
 package io.nexuscore.bpf;
 
 import io.nexuscore.adapt.AdaptiveLoop;
-import io.nexuscore.adapt.CalibrationEvents;
 import io.nexuscore.adapt.LatencyRing;
 import io.nexuscore.adapt.PinnedTokenModel;
-import io.nexuscore.adapt.RecalibrationEvents;
+import io.nexuscore.adapt.RingConsumer;
 import io.nexuscore.tenants.TenantPolicyMap;
 
 import io.nexuscore.adapt.AdaptiveSettings;
@@ -339,13 +338,15 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     /** Starts a consumer of recalibration_events (one per process); close it before this. */
-    public RecalibrationEvents recalibrationEvents(java.util.function.Consumer<io.nexuscore.adapt.Recalibration> listener) {
-        return RecalibrationEvents.start(pinDir, listener);
+    public RingConsumer<io.nexuscore.adapt.Recalibration> recalibrationEvents(
+            java.util.function.Consumer<io.nexuscore.adapt.Recalibration> listener) {
+        return RingConsumer.recalibrations(pinDir, listener);
     }
 
     /** Starts a consumer of calibration_events (one per process); close it before this. */
-    public CalibrationEvents calibrationEvents(java.util.function.Consumer<io.nexuscore.adapt.Calibration> listener) {
-        return CalibrationEvents.start(pinDir, listener);
+    public RingConsumer<io.nexuscore.adapt.Calibration> calibrationEvents(
+            java.util.function.Consumer<io.nexuscore.adapt.Calibration> listener) {
+        return RingConsumer.calibrations(pinDir, listener);
     }
 
     /**

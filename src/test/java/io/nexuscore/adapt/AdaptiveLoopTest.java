@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The kernel feedback loop end to end in the real kernel: latency events written through
  * {@link LatencyRing} (user ring buffer), drained by the bpf_timer every period, nano_max lowered in
- * score_thresholds, a recalibration event read back through {@link RecalibrationEvents}.
+ * score_thresholds, a recalibration event read back through {@link RingConsumer#recalibrations}.
  *
  * <p>No timing assertion: each test waits, with a bounded timeout, for the timer to have run a
  * number of periods (adaptive_stats.ticks), then asserts the map state.
@@ -40,7 +40,7 @@ class AdaptiveLoopTest {
     private static final long FAST_NANOS = 5_000_000L;  // 5 ms
 
     private KernelDataPath kernel;
-    private RecalibrationEvents consumer;
+    private RingConsumer<Recalibration> consumer;
     private final List<Recalibration> received = new CopyOnWriteArrayList<>();
 
     @BeforeEach

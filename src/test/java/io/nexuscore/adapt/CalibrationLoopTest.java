@@ -50,7 +50,7 @@ class CalibrationLoopTest {
     private static final int MIN_SAMPLES = 50;
 
     private KernelDataPath kernel;
-    private CalibrationEvents consumer;
+    private RingConsumer<Calibration> consumer;
     private final List<Calibration> received = new CopyOnWriteArrayList<>();
 
     @BeforeEach

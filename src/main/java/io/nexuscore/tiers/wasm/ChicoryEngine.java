@@ -117,10 +117,7 @@ public final class ChicoryEngine implements WasmEngine {
 
         @Override
         public CoreInstance instantiate(int id, int maxMemoryPages) {
-            if (maxMemoryPages > MAX_MEMORY_PAGES || maxMemoryPages < minPages) {
-                throw new IllegalArgumentException("chicory: memory ceiling of " + maxMemoryPages + " pages for " + name
-                        + " is outside [" + minPages + ", " + MAX_MEMORY_PAGES + "]");
-            }
+            GuestModule.checkCeiling("chicory", name, maxMemoryPages, minPages, MAX_MEMORY_PAGES);
             ChicoryInstance instance = new ChicoryInstance(id, this, maxMemoryPages);
             live.add(instance);
             return instance;

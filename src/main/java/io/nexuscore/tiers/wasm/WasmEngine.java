@@ -43,5 +43,16 @@ public interface WasmEngine extends AutoCloseable {
          * @param maxMemoryPages the memory ceiling in 64 KiB pages; growth past it fails in the guest
          */
         CoreInstance instantiate(int id, int maxMemoryPages);
+
+        /**
+         * Refuses a memory ceiling outside what the module needs ({@code minPages}) and what the
+         * engine can give ({@code enginePages}), naming the engine and the module.
+         */
+        static void checkCeiling(String engine, String module, int maxMemoryPages, long minPages, long enginePages) {
+            if (maxMemoryPages > enginePages || maxMemoryPages < minPages) {
+                throw new IllegalArgumentException(engine + ": memory ceiling of " + maxMemoryPages + " pages for "
+                        + module + " is outside [" + minPages + ", " + enginePages + "]");
+            }
+        }
     }
 }

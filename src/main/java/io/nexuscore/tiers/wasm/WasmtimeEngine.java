@@ -140,10 +140,7 @@ public final class WasmtimeEngine implements WasmEngine {
 
         @Override
         public CoreInstance instantiate(int id, int maxMemoryPages) {
-            if (maxMemoryPages > MAX_MEMORY_PAGES || maxMemoryPages < minPages) {
-                throw new IllegalArgumentException("wasmtime: memory ceiling of " + maxMemoryPages + " pages for " + name
-                        + " is outside [" + minPages + ", " + MAX_MEMORY_PAGES + "]");
-            }
+            GuestModule.checkCeiling("wasmtime", name, maxMemoryPages, minPages, MAX_MEMORY_PAGES);
             return new WasmtimeInstance(id, this, maxMemoryPages);
         }
     }
