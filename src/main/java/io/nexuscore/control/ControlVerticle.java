@@ -370,6 +370,8 @@ public final class ControlVerticle extends VerticleBase {
                 return ports.tenants().put(id, policy);
             } catch (TenantPolicies.PrefixInUse e) {
                 throw new ProblemException(ProblemType.CONFLICT, e.getMessage(), "prefix");
+            } catch (TenantPolicies.Full e) {
+                throw new ProblemException(ProblemType.CONFLICT, e.getMessage(), "prefix");
             }
         }).onSuccess(created -> {
             ports.fleet().changedHere();

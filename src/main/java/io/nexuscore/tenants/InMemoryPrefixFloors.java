@@ -16,6 +16,11 @@ public final class InMemoryPrefixFloors implements PrefixFloors {
     }
 
     @Override
+    public int capacity() {
+        return USER_SPACE_CAPACITY;
+    }
+
+    @Override
     public synchronized boolean remove(Ipv4Prefix prefix) {
         return floors.remove(prefix) != null;
     }

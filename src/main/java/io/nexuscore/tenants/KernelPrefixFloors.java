@@ -12,6 +12,11 @@ public record KernelPrefixFloors(TenantPolicyMap map) implements PrefixFloors {
     }
 
     @Override
+    public int capacity() {
+        return map.capacity();
+    }
+
+    @Override
     public boolean remove(Ipv4Prefix prefix) {
         return map.remove(prefix);
     }

@@ -67,6 +67,11 @@ public final class PinnedTenantFloors implements TenantFloors, PrefixFloors, Aut
         return pinned.entries();
     }
 
+    @Override
+    public int capacity() {
+        return pinned.capacity();
+    }
+
     private void refresh() {
         try {
             snapshot = Map.copyOf(pinned.entries());

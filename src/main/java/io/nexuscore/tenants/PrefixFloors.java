@@ -9,7 +9,17 @@ import java.util.Map;
  */
 public interface PrefixFloors {
 
+    /**
+     * The most prefixes user space holds: the kernel map's {@code max_entries} (tenant_policy in
+     * nexus_classify.bpf.c), so that both modes refuse the same 16,385th prefix.
+     * {@code PrefixTenantPoliciesKernelTest} checks the two are equal.
+     */
+    int USER_SPACE_CAPACITY = 16_384;
+
     void put(Ipv4Prefix prefix, Tier floor);
+
+    /** How many prefixes the store can hold. */
+    int capacity();
 
     /** @return true when the prefix was present */
     boolean remove(Ipv4Prefix prefix);

@@ -37,7 +37,14 @@ public final class PrefixTenantPolicies implements TenantPolicies {
 
     @Override
     public synchronized boolean put(String id, TenantPolicy policy) {
-        String owner = list().entrySet().stream()
+        Map<String, TenantPolicy> current = list();
+        boolean newPrefix = current.values().stream().noneMatch(p -> p.prefix().equals(policy.prefix()));
+        // A tenant moving to a new prefix needs room for it too: its old one is freed only after the
+        // new one is written (the order that never leaves its connections without a floor).
+        if (newPrefix && current.size() >= store.capacity()) {
+            throw new Full(store.capacity());
+        }
+        String owner = current.entrySet().stream()
                 .filter(e -> e.getValue().prefix().equals(policy.prefix()))
                 .map(Map.Entry::getKey).findFirst().orElse(null);
         boolean ownerless = owner != null && !ids.containsKey(owner);

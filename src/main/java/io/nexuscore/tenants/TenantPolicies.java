@@ -17,6 +17,7 @@ public interface TenantPolicies {
      *
      * @return true when the tenant is new
      * @throws PrefixInUse when another tenant holds the prefix
+     * @throws Full when the policy needs a new prefix and the store holds as many as it can
      */
     boolean put(String id, TenantPolicy policy);
 
@@ -24,6 +25,12 @@ public interface TenantPolicies {
     boolean delete(String id);
 
     record TenantPolicy(Ipv4Prefix prefix, Tier floor) {
+    }
+
+    final class Full extends RuntimeException {
+        public Full(int capacity) {
+            super("the tenant policy store holds its maximum of " + capacity + " prefixes; delete a tenant first");
+        }
     }
 
     final class PrefixInUse extends RuntimeException {

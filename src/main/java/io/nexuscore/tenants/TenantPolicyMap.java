@@ -34,6 +34,11 @@ public final class TenantPolicyMap {
         map.update(key(prefix), value(floor), BpfMap.BPF_ANY);
     }
 
+    /** The map's max_entries, as the kernel reports it. */
+    public int capacity() {
+        return map.info().maxEntries();
+    }
+
     public boolean remove(Ipv4Prefix prefix) {
         return map.delete(key(prefix));
     }

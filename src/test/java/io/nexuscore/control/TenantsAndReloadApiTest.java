@@ -2,6 +2,7 @@ package io.nexuscore.control;
 import io.nexuscore.http.ProblemType;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.Thresholds;
@@ -103,6 +104,22 @@ class TenantsAndReloadApiTest {
             assertEquals(0, kernel.tenants().list().size());
             ctx.completeNow();
         })));
+    }
+
+    @Test
+    void aFullPolicyStoreIs409NamingItsCapacity(Vertx vertx, VertxTestContext ctx) {
+        InMemoryPrefixFloors floors = new InMemoryPrefixFloors();
+        for (int i = 0; i < floors.capacity(); i++) {
+            floors.put(io.nexuscore.tenants.Ipv4Prefix.covering(0x0A000000 | i << 8, 24), Tier.SMALL);
+        }
+        deploy(vertx, ControlPorts.userSpace(new InMemoryThresholdStore(Thresholds.DEFAULT), floors, "test"))
+                .compose(f -> put("one-more", "{\"prefix\": \"192.0.2.0/24\", \"floor\": \"large\"}"))
+                .onComplete(ctx.succeeding(r -> ctx.verify(() -> {
+                    assertEquals(409, r.statusCode(), r.bodyAsString());
+                    assertEquals(ProblemType.TYPE_BASE + "conflict", r.bodyAsJsonObject().getString("type"));
+                    assertTrue(r.bodyAsJsonObject().getString("detail").contains("16384 prefixes"), r.bodyAsString());
+                    ctx.completeNow();
+                })));
     }
 
     @Test

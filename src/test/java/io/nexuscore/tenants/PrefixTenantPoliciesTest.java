@@ -47,6 +47,28 @@ class PrefixTenantPoliciesTest {
         assertEquals(Optional.of(Tier.SMALL), store.floorFor(0x0A000001));
     }
 
+    /**
+     * The store's capacity (the kernel map's max_entries; the same number in user space) bounds the
+     * prefixes: the next new one is refused with a clear error instead of the kernel's ENOSPC as a
+     * 500, while a tenant already holding a prefix may still change its floor.
+     */
+    @Test
+    void aFullStoreRefusesANewPrefixButNotAChangedFloor() {
+        int capacity = store.capacity();
+        assertEquals(16_384, capacity, "tenant_policy's max_entries");
+        for (int i = 0; i < capacity; i++) {
+            store.put(Ipv4Prefix.covering(0x0A000000 | i << 8, 24), Tier.SMALL);
+        }
+        TenantPolicies.Full full = assertThrows(TenantPolicies.Full.class,
+                () -> tenants.put("one-more", policy("192.0.2.0/24", Tier.LARGE)));
+        assertTrue(full.getMessage().contains("16384 prefixes"), full.getMessage());
+        assertEquals(capacity, store.entries().size(), "nothing written");
+        assertFalse(tenants.put("10.0.0.0_24", policy("10.0.0.0/24", Tier.LARGE)), "an existing prefix's floor changes");
+        assertEquals(Optional.of(Tier.LARGE), store.floorFor(0x0A000001));
+        assertTrue(tenants.delete("10.0.1.0_24"));
+        assertTrue(tenants.put("one-more", policy("192.0.2.0/24", Tier.LARGE)), "room again after a delete");
+    }
+
     @Test
     void longestPrefixWins() {
         tenants.put("wide", policy("10.0.0.0/8", Tier.SMALL));
