@@ -1,5 +1,7 @@
 package io.nexuscore.config;
 
+import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -21,16 +23,24 @@ import java.util.Set;
  * @param tenantKeys          whether a request must name its tenant with a known API key
  *                            ({@code Authorization: Bearer <key>}): {@code optional} (default) falls back
  *                            to {@link #tenantHeader} without one, {@code required} answers 401
+ * @param allowedOrigins      browser origins ({@code scheme://host[:port]}, lower case) whose pages may
+ *                            send requests; a request with any other {@code Origin} header is 403
+ *                            (a web page must not spend this router's models through a visitor's
+ *                            browser); {@code "*"} lets every origin through. Default: none
  */
 public record DataPlaneConfig(String host, int port, long maxBodyBytes, int instances, String tenantHeader,
                               int misrouteBandPercent, boolean testHooks, long headerTimeoutMs, long bodyTimeoutMs,
-                              long idleTimeoutMs, TenantKeys tenantKeys) {
+                              long idleTimeoutMs, TenantKeys tenantKeys, List<String> allowedOrigins) {
+
+    public DataPlaneConfig {
+        allowedOrigins = allowedOrigins.stream().map(o -> o.strip().toLowerCase(Locale.ROOT)).toList();
+    }
 
     public enum TenantKeys { OPTIONAL, REQUIRED }
 
     static DataPlaneConfig from(Json json) {
         json.allowOnly(Set.of("host", "port", "maxBodyBytes", "instances", "tenantHeader", "misrouteBandPercent",
-                "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys"));
+                "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys", "allowedOrigins"));
         return new DataPlaneConfig(
                 json.string("host", "0.0.0.0"),
                 json.integer("port", 8080, 1, 65_535),
@@ -42,7 +52,13 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, int inst
                 json.number("headerTimeoutMs", 10_000, 1, 3_600_000),
                 json.number("bodyTimeoutMs", 30_000, 1, 3_600_000),
                 json.number("idleTimeoutMs", 120_000, 1, 3_600_000),
-                KernelConfig.parse(TenantKeys.class, json, "tenantKeys", "optional"));
+                KernelConfig.parse(TenantKeys.class, json, "tenantKeys", "optional"),
+                json.strings("allowedOrigins", List.of()));
+    }
+
+    /** Whether a request carrying this {@code Origin} header may be served (no header: not a browser's cross-site request). */
+    public boolean originAllowed(String origin) {
+        return origin == null || allowedOrigins.contains("*") || allowedOrigins.contains(origin.strip().toLowerCase(Locale.ROOT));
     }
 
     /** {@link #misrouteBandPercent} as a fraction. */

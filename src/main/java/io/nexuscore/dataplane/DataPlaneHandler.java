@@ -91,6 +91,7 @@ public final class DataPlaneHandler {
     private static final System.Logger LOG = System.getLogger(DataPlaneHandler.class.getName());
 
     private final long maxBodyBytes;
+    private final DataPlaneConfig config;
     private final String tenantHeader;
     private final TenantKeys keys;
     private final boolean keysRequired;
@@ -169,6 +170,7 @@ public final class DataPlaneHandler {
         this.keysRequired = config.tenantKeys() == DataPlaneConfig.TenantKeys.REQUIRED;
         this.connections = new ConnectionInspector(floors);
         this.maxBodyBytes = config.maxBodyBytes();
+        this.config = config;
         this.tenantHeader = config.tenantHeader();
         this.testHooks = config.testHooks();
         this.bodyTimeoutMs = config.bodyTimeoutMs();
@@ -227,6 +229,14 @@ public final class DataPlaneHandler {
     public void handle(HttpServerRequest request) {
         long start = System.nanoTime();
         headTimeouts.headReceived(request);
+        String origin = request.getHeader("Origin");
+        if (origin != null && !config.originAllowed(origin)) {
+            // A page in a browser on this machine (or a DNS-rebound one) posting to the router:
+            // refused before the body is read, so no model runs on its behalf.
+            rejectAndClose(request, ProblemType.FORBIDDEN_ORIGIN.problem("Origin '" + Problems.clientToken(origin, 100)
+                    + "' may not use this data plane (dataPlane.allowedOrigins); API clients send no Origin"));
+            return;
+        }
         String tenant = tenant(request);
         if (tenant == null) {
             return;

@@ -36,4 +36,17 @@ public final class Problems {
     public static Problem internal(String detail) {
         return ProblemType.INTERNAL.problem(detail);
     }
+
+    /**
+     * A client's header token fit for a problem's detail: at most {@code max} characters, printable
+     * ASCII only (anything else as '?'), so an echoed value can neither be long nor carry control bytes.
+     */
+    public static String clientToken(String token, int max) {
+        StringBuilder out = new StringBuilder(Math.min(token.length(), max));
+        for (int i = 0; i < token.length() && out.length() < max; i++) {
+            char c = token.charAt(i);
+            out.append(c >= 0x20 && c < 0x7f ? c : '?');
+        }
+        return out.toString();
+    }
 }

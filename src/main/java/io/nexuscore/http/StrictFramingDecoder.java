@@ -98,7 +98,7 @@ public final class StrictFramingDecoder extends VertxHttpRequestDecoder {
             throw new RefusedFraming(400, "chunked applied more than once (RFC 9112 §7)");
         }
         if (codings.size() > 1) {
-            throw new RefusedFraming(501, "transfer coding '" + printable(codings.get(0))
+            throw new RefusedFraming(501, "transfer coding '" + Problems.clientToken(codings.get(0), 32)
                     + "' is not supported; send the body with Transfer-Encoding: chunked or Content-Length");
         }
     }
@@ -113,15 +113,5 @@ public final class StrictFramingDecoder extends VertxHttpRequestDecoder {
             }
         }
         return codings;
-    }
-
-    /** At most 32 characters of a client's token, printable ASCII only, for the problem's detail. */
-    private static String printable(String token) {
-        StringBuilder out = new StringBuilder(Math.min(token.length(), 32));
-        for (int i = 0; i < token.length() && out.length() < 32; i++) {
-            char c = token.charAt(i);
-            out.append(c >= 0x21 && c < 0x7f ? c : '?');
-        }
-        return out.toString();
     }
 }

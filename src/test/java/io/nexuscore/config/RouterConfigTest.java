@@ -1,6 +1,7 @@
 package io.nexuscore.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +10,7 @@ import io.nexuscore.classify.Tier;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,6 +58,25 @@ class RouterConfigTest {
         assertMessage("control.bearerToken must be at least 16 characters", "{\"control\": {\"bearerToken\": \"short\"}}");
         assertMessage("tiers.large.upstream.baseUrl must be an http(s) URL with a host",
                 "{\"tiers\": {\"large\": {\"upstream\": {\"baseUrl\": \"ftp://x\"}}}}");
+    }
+
+    /** No browser origin may use the data plane by default; listed ones (any case) may, "*" lets all through. */
+    @Test
+    void dataPlaneOriginsAreRefusedUnlessListed() {
+        DataPlaneConfig defaults = RouterConfig.load(Optional.empty()).dataPlane();
+        assertEquals(List.of(), defaults.allowedOrigins());
+        assertTrue(defaults.originAllowed(null), "API clients send no Origin");
+        assertFalse(defaults.originAllowed("http://localhost:3000"));
+        assertFalse(defaults.originAllowed("null"));
+        DataPlaneConfig listed = RouterConfig.fromJson(RouterConfig.embeddedDefaults().mergeIn(new JsonObject(
+                "{\"dataPlane\": {\"allowedOrigins\": [\"http://LocalHost:3000\"]}}"), true)).dataPlane();
+        assertTrue(listed.originAllowed("http://localhost:3000"));
+        assertTrue(listed.originAllowed("HTTP://LOCALHOST:3000"));
+        assertFalse(listed.originAllowed("http://localhost:3001"));
+        assertFalse(listed.originAllowed("http://localhost:3000.attacker.example"));
+        DataPlaneConfig any = RouterConfig.fromJson(RouterConfig.embeddedDefaults().mergeIn(new JsonObject(
+                "{\"dataPlane\": {\"allowedOrigins\": [\"*\"]}}"), true)).dataPlane();
+        assertTrue(any.originAllowed("https://anything.example"));
     }
 
     @Test

@@ -626,6 +626,26 @@ class DataPlaneTest {
                 .status(), "plain HTTP is untouched");
     }
 
+    /**
+     * A page in a browser on this machine posting to the router (a no-cors text/plain POST needs no
+     * preflight, and the browser sends its Origin): refused before the body is read, counted, and no
+     * model runs for it. API clients send no Origin and are untouched (every other test).
+     */
+    @Test
+    void aBrowsersCrossSiteRequestIs403BeforeItsBodyIsRead() throws Exception {
+        double before = errors(router, "forbidden-origin");
+        double served = requests("nano", "200");
+        String body = RouterFixture.chat(10).encode();
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost:"
+                + port + "\r\nOrigin: http://attacker.example\r\nContent-Type: text/plain\r\nContent-Length: "
+                + body.length() + "\r\n\r\n" + body));
+        assertEquals(List.of("403"), exchange.statuses(), exchange.response());
+        assertEquals(Problem.TYPE_BASE + "forbidden-origin", new JsonObject(exchange.body()).getString("type"));
+        assertTrue(exchange.closedByServer());
+        assertEquals(before + 1, errors(router, "forbidden-origin"));
+        assertEquals(served, requests("nano", "200"), "nothing was served for it");
+    }
+
     @Test
     void chunkedBodyOverTheLimitIs413() throws Exception {
         String head = "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n";
