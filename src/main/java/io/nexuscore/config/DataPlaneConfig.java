@@ -56,9 +56,10 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, int inst
                 json.strings("allowedOrigins", List.of()));
     }
 
-    /** Whether a request carrying this {@code Origin} header may be served (no header: not a browser's cross-site request). */
+    /** Whether a request carrying this {@code Origin} header may be served (none: not a browser's request). */
     public boolean originAllowed(String origin) {
-        return origin == null || allowedOrigins.contains("*") || allowedOrigins.contains(origin.strip().toLowerCase(Locale.ROOT));
+        return origin == null || allowedOrigins.contains("*")
+                || allowedOrigins.contains(origin.strip().toLowerCase(Locale.ROOT));
     }
 
     /** {@link #misrouteBandPercent} as a fraction. */

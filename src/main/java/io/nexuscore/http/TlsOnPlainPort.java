@@ -81,7 +81,8 @@ public final class TlsOnPlainPort extends ChannelInboundHandlerAdapter {
         if (now - due >= 0 && NEXT_LOG_NANOS.compareAndSet(due, now + LOG_EVERY_NANOS)) {
             UNLOGGED.addAndGet(-unlogged);
             LOG.log(Level.WARNING, "TLS handshake on plain-HTTP listener {0} from {1}: answered 400 and closed "
-                    + "({2} such connection(s) since the last line; use http://, or terminate TLS in front of the router)",
+                    + "({2} such connection(s) since the last line; use http://, or terminate TLS in front of "
+                    + "the router)",
                     ctx.channel().localAddress(), ctx.channel().remoteAddress(), unlogged);
         }
     }

@@ -25,7 +25,8 @@ public record UpstreamStream(String contentType, ReadStream<Buffer> body, Runnab
             return EVENT_STREAM;
         }
         int parameters = contentType.indexOf(';');
-        String media = (parameters < 0 ? contentType : contentType.substring(0, parameters)).trim().toLowerCase(Locale.ROOT);
+        String media = (parameters < 0 ? contentType : contentType.substring(0, parameters)).trim()
+                .toLowerCase(Locale.ROOT);
         return media.equals(EVENT_STREAM) || media.equals("application/json") ? contentType : EVENT_STREAM;
     }
 }

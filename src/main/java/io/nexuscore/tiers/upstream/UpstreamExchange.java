@@ -371,7 +371,8 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
                             + (message == null ? "" : ": " + message), why));
             return;
         }
-        TierFailure failure = new TierFailure(Kind.UPSTREAM, "tier " + tier + ": upstream answered " + status, why, null);
+        TierFailure failure = new TierFailure(Kind.UPSTREAM, "tier " + tier + ": upstream answered " + status, why,
+                null);
         if (status == 502 || status == 503) {
             retryOrFinish(attempt, failure);
         } else {
