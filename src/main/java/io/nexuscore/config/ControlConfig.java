@@ -19,9 +19,16 @@ import java.util.Set;
  * @param stateFile        where thresholds are saved so a reboot (which empties bpffs) keeps them
  * @param eventHistory     events kept for Last-Event-ID resume
  * @param subscriberBuffer events buffered per SSE subscriber before it starts losing them
+ * @param maxSubscribers   open {@code GET /events} streams at most; one more is 503 (each costs a
+ *                         buffer and a share of every event's fan-out, so any local user could
+ *                         otherwise open enough to slow the data plane down)
  */
 public record ControlConfig(String host, int port, Auth auth, Optional<String> bearerToken, Path tokenFile,
-                            List<String> allowedHosts, Path stateFile, int eventHistory, int subscriberBuffer) {
+                            List<String> allowedHosts, Path stateFile, int eventHistory, int subscriberBuffer,
+                            int maxSubscribers) {
+
+    /** The default of {@link #maxSubscribers}: dashboards, tails and scrapers, with room to spare. */
+    public static final int DEFAULT_MAX_SUBSCRIBERS = 64;
 
     /** How mutating control calls are authenticated. */
     public enum Auth { TOKEN, NONE }
@@ -44,13 +51,13 @@ public record ControlConfig(String host, int port, Auth auth, Optional<String> b
     public static ControlConfig withToken(String host, int port, Optional<String> bearerToken, Path stateFile,
                                           int eventHistory, int subscriberBuffer) {
         return new ControlConfig(host, port, Auth.TOKEN, bearerToken, defaultTokenFile(stateFile), List.of(), stateFile,
-                eventHistory, subscriberBuffer);
+                eventHistory, subscriberBuffer, DEFAULT_MAX_SUBSCRIBERS);
     }
 
     /** The explicit opt-out (loopback only). */
     public static ControlConfig withoutAuth(String host, int port, Path stateFile, int eventHistory, int subscriberBuffer) {
         return new ControlConfig(host, port, Auth.NONE, Optional.empty(), defaultTokenFile(stateFile), List.of(), stateFile,
-                eventHistory, subscriberBuffer);
+                eventHistory, subscriberBuffer, DEFAULT_MAX_SUBSCRIBERS);
     }
 
     public boolean loopbackOnly() {
@@ -68,7 +75,7 @@ public record ControlConfig(String host, int port, Auth auth, Optional<String> b
 
     static ControlConfig from(Json json) {
         json.allowOnly(Set.of("host", "port", "auth", "bearerToken", "tokenFile", "allowedHosts", "stateFile",
-                "eventHistory", "subscriberBuffer"));
+                "eventHistory", "subscriberBuffer", "maxSubscribers"));
         Path stateFile = json.has("stateFile") ? Path.of(json.string("stateFile", null)) : StateDir.resolve().resolve("state.json");
         return new ControlConfig(
                 json.string("host", "127.0.0.1"),
@@ -79,6 +86,7 @@ public record ControlConfig(String host, int port, Auth auth, Optional<String> b
                 json.strings("allowedHosts", List.of()),
                 stateFile,
                 json.integer("eventHistory", 1024, 0, 1_000_000),
-                json.integer("subscriberBuffer", 256, 1, 1_000_000));
+                json.integer("subscriberBuffer", 256, 1, 1_000_000),
+                json.integer("maxSubscribers", DEFAULT_MAX_SUBSCRIBERS, 1, 100_000));
     }
 }

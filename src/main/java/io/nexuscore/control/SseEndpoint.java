@@ -1,9 +1,8 @@
 package io.nexuscore.control;
 
 import io.nexuscore.events.EventHub;
-
-import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
+import io.nexuscore.http.ProblemType;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -62,6 +61,14 @@ final class SseEndpoint {
         }
 
         void open(Set<String> types, OptionalLong lastEventId) {
+            // Subscribe before the headers go out: once a client sees them, it sees every later event.
+            try {
+                subscription = hub.subscribe(types, lastEventId, this::wake);
+            } catch (EventHub.Full e) {
+                ProblemType.TOO_MANY_SUBSCRIBERS.problem(e.getMessage()).withHeader("Retry-After", "5")
+                        .send(response, "/events");
+                return;
+            }
             response.setChunked(true)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                     .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
@@ -69,8 +76,6 @@ final class SseEndpoint {
             response.closeHandler(v -> close());
             response.exceptionHandler(e -> close());
             response.drainHandler(v -> drain());
-            // Subscribe before the headers go out: once a client sees them, it sees every later event.
-            subscription = hub.subscribe(types, lastEventId, this::wake);
             response.write(": connected\n\n");
             heartbeatTimer = vertx.setPeriodic(heartbeatMs, id -> {
                 if (!closed && !response.writeQueueFull()) {

@@ -85,8 +85,18 @@ public final class EventHub implements EventSink {
     public sealed interface Item permits Event, Gap {
     }
 
+    /** Every subscription slot is taken. */
+    public static final class Full extends RuntimeException {
+        Full(int maxSubscribers) {
+            super(maxSubscribers + " event streams are open, the most this control plane serves "
+                    + "(control.maxSubscribers); close one or retry later");
+        }
+    }
+
     private final int historySize;
     private final int subscriberBuffer;
+    private final int maxSubscribers;
+    private final Counter refused;
     private final ArrayDeque<Event> history;
     private final List<Subscription> subscribers = new CopyOnWriteArrayList<>();
     private final Counter dropped;
@@ -98,11 +108,20 @@ public final class EventHub implements EventSink {
      * @param registry         where {@code nexus_sse_subscribers} and {@code nexus_sse_dropped_total} go
      */
     public EventHub(int historySize, int subscriberBuffer, MeterRegistry registry) {
-        if (historySize < 0 || subscriberBuffer < 1) {
-            throw new IllegalArgumentException("historySize must be >= 0 and subscriberBuffer >= 1");
+        this(historySize, subscriberBuffer, ControlConfig.DEFAULT_MAX_SUBSCRIBERS, registry);
+    }
+
+    /** @param maxSubscribers open subscriptions at most; {@link #subscribe} refuses one more */
+    public EventHub(int historySize, int subscriberBuffer, int maxSubscribers, MeterRegistry registry) {
+        if (historySize < 0 || subscriberBuffer < 1 || maxSubscribers < 1) {
+            throw new IllegalArgumentException("historySize must be >= 0, subscriberBuffer and maxSubscribers >= 1");
         }
         this.historySize = historySize;
         this.subscriberBuffer = subscriberBuffer;
+        this.maxSubscribers = maxSubscribers;
+        this.refused = Counter.builder("nexus.sse.refused")
+                .description("GET /events streams refused because control.maxSubscribers were open")
+                .register(registry);
         this.history = new ArrayDeque<>(Math.min(historySize, 4096));
         this.dropped = Counter.builder("nexus.sse.dropped")
                 .description("Events dropped because an SSE subscriber's buffer was full")
@@ -116,7 +135,7 @@ public final class EventHub implements EventSink {
     }
 
     public static EventHub from(ControlConfig config, MeterRegistry registry) {
-        return new EventHub(config.eventHistory(), config.subscriberBuffer(), registry);
+        return new EventHub(config.eventHistory(), config.subscriberBuffer(), config.maxSubscribers(), registry);
     }
 
     /**
@@ -177,10 +196,15 @@ public final class EventHub implements EventSink {
      *
      * @param wake called, on the publisher's thread, when the subscription's queue turns non-empty;
      *             it must only schedule the drain (e.g. {@code context.runOnContext}), never block
+     * @throws Full when {@code maxSubscribers} subscriptions are open
      */
     public Subscription subscribe(Set<String> types, OptionalLong lastEventId, Runnable wake) {
         Subscription s = new Subscription(Set.copyOf(types), wake);
         synchronized (this) {
+            if (subscribers.size() >= maxSubscribers) {
+                refused.increment();
+                throw new Full(maxSubscribers);
+            }
             if (lastEventId.isPresent()) {
                 s.replay(replayAfter(lastEventId.getAsLong(), s));
             }

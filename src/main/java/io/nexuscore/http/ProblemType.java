@@ -37,6 +37,8 @@ public enum ProblemType {
     REQUEST_TIMEOUT("request-timeout", 408, "Request body not received in time"),
     /** The tier is shutting down. */
     CLOSED("closed", 503, "Tier shutting down"),
+    /** GET /events while control.maxSubscribers streams are open. */
+    TOO_MANY_SUBSCRIBERS("too-many-subscribers", 503, "Too many event streams open"),
     MEMORY_LIMIT("memory-limit", 507, "Tier memory limit exceeded"),
     DEADLINE("deadline", 504, "Tier deadline exceeded"),
     GUEST_TRAP("guest-trap", 500, "Tier worker trapped"),

@@ -61,7 +61,7 @@ class ControlSecurityTest {
     private ControlConfig config(String host, ControlConfig.Auth auth) {
         Path state = dir.resolve("state").resolve("state.json");
         return new ControlConfig(host, 0, auth, Optional.empty(), state.resolveSibling("control.token"),
-                List.of("router.internal"), state, 16, 16);
+                List.of("router.internal"), state, 16, 16, ControlConfig.DEFAULT_MAX_SUBSCRIBERS);
     }
 
     @Test

@@ -116,6 +116,73 @@ class EventStreamTest {
         });
     }
 
+    /**
+     * Any local user may open GET /events on a loopback listener: without a cap, enough streams cost
+     * a buffer each and a share of every event's fan-out on the data plane's threads. The stream past
+     * control.maxSubscribers is 503 with Retry-After and counted; a freed slot is taken again.
+     */
+    @Test
+    void streamsPastTheCapAre503AndAFreedSlotIsTakenAgain(Vertx vertx, VertxTestContext ctx) {
+        deploy(vertx, ctx, 4, 4, () -> vertx.executeBlocking(() -> {
+            List<Socket> open = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < io.nexuscore.config.ControlConfig.DEFAULT_MAX_SUBSCRIBERS; i++) {
+                    open.add(openStream());
+                }
+                assertEquals(io.nexuscore.config.ControlConfig.DEFAULT_MAX_SUBSCRIBERS, fx.hub.subscriberCount());
+                try (Socket refused = new Socket("127.0.0.1", fx.port)) {
+                    String answer = exchange(refused, true);
+                    assertTrue(answer.startsWith("HTTP/1.1 503 "), answer);
+                    assertTrue(answer.contains("too-many-subscribers"), answer);
+                    assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("retry-after: 5"), answer);
+                }
+                assertTrue(fx.registry.scrape().contains("nexus_sse_refused_total 1.0"), "counted");
+                open.remove(0).close();
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (fx.hub.subscriberCount() >= io.nexuscore.config.ControlConfig.DEFAULT_MAX_SUBSCRIBERS
+                        && System.nanoTime() < deadline) {
+                    LockSupport.parkNanos(10_000_000);
+                }
+                open.add(openStream());
+                return null;
+            } finally {
+                for (Socket socket : open) {
+                    socket.close();
+                }
+            }
+        }).onComplete(ctx.succeedingThenComplete()));
+    }
+
+    /** A GET /events whose head says 200 and which stays open. */
+    private Socket openStream() throws java.io.IOException {
+        Socket socket = new Socket("127.0.0.1", fx.port);
+        String answer = exchange(socket, false);
+        assertTrue(answer.startsWith("HTTP/1.1 200 "), answer);
+        return socket;
+    }
+
+    /** Sends GET /events and reads the head (and, when {@code whole}, until the server closes or 5 s pass). */
+    private String exchange(Socket socket, boolean whole) throws java.io.IOException {
+        socket.setSoTimeout(5_000);
+        OutputStream out = socket.getOutputStream();
+        out.write(("GET /events HTTP/1.1\r\nHost: 127.0.0.1:" + fx.port + "\r\n"
+                + (whole ? "Connection: close\r\n" : "") + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        StringBuilder answer = new StringBuilder();
+        byte[] buffer = new byte[4096];
+        try {
+            for (int n; (n = socket.getInputStream().read(buffer)) >= 0; ) {
+                answer.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+                if (!whole && answer.indexOf("\r\n\r\n") >= 0) {
+                    break;
+                }
+            }
+        } catch (java.net.SocketTimeoutException e) {
+            // what arrived is the answer
+        }
+        return answer.toString();
+    }
+
     @Test
     void badQueryOrLastEventIdIs400NamingIt(Vertx vertx, VertxTestContext ctx) {
         deploy(vertx, ctx, 4, 4, () -> fx.get("/events?types=request,Bad!").send()
