@@ -1,12 +1,10 @@
 package io.nexuscore.bpf;
 
-import com.kenai.jffi.MemoryIO;
 import io.nexuscore.classify.FourTuple;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import jnr.ffi.Pointer;
 
 /**
  * A verdict slot array (verdict_slots or verdict_slots6, BPF_F_MMAPABLE), the primary verdict store,
@@ -27,28 +25,22 @@ final class VerdictSlots implements AutoCloseable {
     /** Read results that are not a verdict word: the tier byte (bits 40..47) of a verdict is 0..2. */
     static final long MISS = 0xff00_0000_0000L;
     static final long INCONSISTENT = 0xfe00_0000_0000L;
-    private static final long TIER_BYTE = 0xff00_0000_0000L;
     private static final int RETRIES = 4;
 
     private static final VarHandle SEQ = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle WORD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private final String name;
+    private final MapMemory memory;
     private final ByteBuffer slots;
-    private final long address;
-    private final long length;
     private final int slotCount;
     private final int slotSize;
     private final int keyOffset;
     private final int keySize;
     private final int verdictOffset;
-    private volatile boolean closed;
 
-    private VerdictSlots(String name, long address, long length, int slotCount, StructLayout layout) {
-        this.name = name;
-        this.address = address;
-        this.length = length;
-        this.slots = MemoryIO.getInstance().newDirectByteBuffer(address, (int) length).order(ByteOrder.LITTLE_ENDIAN);
+    private VerdictSlots(MapMemory memory, int slotCount, StructLayout layout) {
+        this.memory = memory;
+        this.slots = memory.buffer();
         this.slotCount = slotCount;
         this.slotSize = layout.size();
         this.keyOffset = layout.offset("key");
@@ -61,25 +53,7 @@ final class VerdictSlots implements AutoCloseable {
      * reads: value size, slot count and BPF_F_MMAPABLE, so a stale pin fails here and not in a read.
      */
     static VerdictSlots map(BpfMap map, StructLayout layout, int slotCount) {
-        BpfMap.Info info = map.info();
-        if (info.valueSize() != layout.size() || info.maxEntries() != slotCount || (info.flags() & BPF_F_MMAPABLE) == 0) {
-            throw new IllegalStateException(map.name() + " is not the slot array this build reads: " + info + ", want value "
-                    + layout.size() + " B x " + slotCount + " slots, BPF_F_MMAPABLE (a pin left by another version? "
-                    + "./cleanup.sh removes it)");
-        }
-        long length = pageAligned((long) layout.size() * slotCount);
-        Pointer mapped = LibC.get().mmap(null, length, LibC.PROT_READ | LibC.PROT_WRITE, LibC.MAP_SHARED, map.fd(), 0);
-        if (mapped == null || mapped.address() == LibC.MAP_FAILED || mapped.address() == 0) {
-            Native.check(-1, "mmap", map.name());
-        }
-        return new VerdictSlots(map.name(), mapped.address(), length, slotCount, layout);
-    }
-
-    private static final int BPF_F_MMAPABLE = 1 << 10;
-    private static final long PAGE = 4096;
-
-    private static long pageAligned(long bytes) {
-        return (bytes + PAGE - 1) / PAGE * PAGE;
+        return new VerdictSlots(MapMemory.map(map, layout, slotCount, "slot array"), slotCount, layout);
     }
 
     int slotCount() {
@@ -174,19 +148,11 @@ final class VerdictSlots implements AutoCloseable {
     }
 
     /**
-     * Unmaps the map's memory by mapping anonymous zero pages over the same range: a reader racing
-     * this close then sees empty slots (a miss) instead of faulting on an unmapped page.
+     * Retires the mapping (anonymous zero pages over the same range): a reader racing this close then
+     * sees empty slots (a miss) instead of faulting on an unmapped page.
      */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
-        }
-        closed = true;
-        Pointer over = LibC.get().mmap(Pointer.wrap(LibBpf.runtime(), address), length, LibC.PROT_READ | LibC.PROT_WRITE,
-                LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS | LibC.MAP_FIXED, -1, 0);
-        if (over == null || over.address() != address) {
-            Native.check(-1, "mmap(MAP_FIXED | MAP_ANONYMOUS)", name);
-        }
+    public void close() {
+        memory.close();
     }
 }
