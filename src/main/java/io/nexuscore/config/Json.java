@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /** Typed, field-naming accessors over a config section. Unknown fields are errors, not ignored. */
 final class Json {
@@ -73,37 +74,28 @@ final class Json {
     }
 
     List<Integer> integers(String name, List<Integer> fallback) {
-        Object value = object.getValue(name);
-        if (value == null) {
-            return fallback;
-        }
-        if (!(value instanceof JsonArray array)) {
-            throw new ConfigException(field(name) + " must be an array of integers");
-        }
-        List<Integer> out = new ArrayList<>();
-        for (Object o : array) {
-            if (!(o instanceof Number n)) {
-                throw new ConfigException(field(name) + " must be an array of integers");
-            }
-            out.add(n.intValue());
-        }
-        return List.copyOf(out);
+        return list(name, fallback, Number.class, "integers", Number::intValue);
     }
 
     List<String> strings(String name, List<String> fallback) {
+        return list(name, fallback, String.class, "strings", text -> text);
+    }
+
+    /** An array whose every element is a {@code type} (named {@code what} in the error), converted. */
+    private <T, R> List<R> list(String name, List<R> fallback, Class<T> type, String what, Function<T, R> convert) {
         Object value = object.getValue(name);
         if (value == null) {
             return fallback;
         }
         if (!(value instanceof JsonArray array)) {
-            throw new ConfigException(field(name) + " must be an array of strings");
+            throw new ConfigException(field(name) + " must be an array of " + what);
         }
-        List<String> out = new ArrayList<>();
+        List<R> out = new ArrayList<>();
         for (Object o : array) {
-            if (!(o instanceof String s)) {
-                throw new ConfigException(field(name) + " must be an array of strings");
+            if (!type.isInstance(o)) {
+                throw new ConfigException(field(name) + " must be an array of " + what);
             }
-            out.add(s);
+            out.add(convert.apply(type.cast(o)));
         }
         return List.copyOf(out);
     }
