@@ -229,6 +229,10 @@ public final class DataPlaneHandler {
     public void handle(HttpServerRequest request) {
         long start = System.nanoTime();
         headTimeouts.headReceived(request);
+        if (request.version() == HttpVersion.HTTP_1_1 && request.authority() == null) {
+            rejectAndClose(request, Problems.malformedHttp(400, "an HTTP/1.1 request needs a Host header (RFC 9112 §3.2)"));
+            return;
+        }
         String origin = request.getHeader("Origin");
         if (origin != null && !config.originAllowed(origin)) {
             // A page in a browser on this machine (or a DNS-rebound one) posting to the router:

@@ -646,6 +646,16 @@ class DataPlaneTest {
         assertEquals(served, requests("nano", "200"), "nothing was served for it");
     }
 
+    /** RFC 9112 §3.2: an HTTP/1.1 request without Host is a 400; HTTP/1.0 may omit it. */
+    @Test
+    void anHttp11RequestWithoutHostIs400() throws Exception {
+        double before = errors(router, "malformed-http");
+        RawHttp.Exchange exchange = RawHttp.exchange(port, ascii("GET /v1/models HTTP/1.1\r\n\r\n"));
+        assertRefusedAndClosed(exchange, 400, "needs a Host header", before);
+        RawHttp.Exchange http10 = RawHttp.exchange(port, ascii("GET /v1/models HTTP/1.0\r\n\r\n"));
+        assertEquals(200, http10.status(), http10.response());
+    }
+
     @Test
     void chunkedBodyOverTheLimitIs413() throws Exception {
         String head = "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n";
