@@ -1,5 +1,6 @@
 package io.nexuscore.control;
 
+import io.micrometer.core.instrument.Counter;
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.adapt.AdaptiveJson;
 import io.nexuscore.adapt.AdaptiveSettings;
@@ -26,9 +27,11 @@ import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
@@ -114,7 +117,7 @@ public final class ControlVerticle extends VerticleBase {
     @Override
     public Future<?> start() {
         return vertx.executeBlocking(() -> {
-                    auth = ControlAuth.resolve(config, ControlVerticle::sendProblem); // may create the token file
+                    auth = ControlAuth.resolve(config, this::sendProblem); // may create the token file
                     return keeper.start(ports.thresholdsFresh());
                 })
                 .compose(initial -> {
@@ -127,8 +130,9 @@ public final class ControlVerticle extends VerticleBase {
                     return vertx.createHttpServer(options)
                             .connectionHandler(connection -> {
                                 StrictFramingDecoder.install(connection, options);
-                                TlsOnPlainPort.install(connection, () -> { });
+                                TlsOnPlainPort.install(connection, () -> countError(TlsOnPlainPort.refusal()));
                             })
+                            .invalidRequestHandler(this::invalid)
                             .requestHandler(router)
                             .listen();
                 })
@@ -513,12 +517,30 @@ public final class ControlVerticle extends VerticleBase {
         }
     }
 
-    /** One renderer for every control-plane error; a response already under way can only be reset. */
-    private static void sendProblem(RoutingContext ctx, Problem problem) {
+    /**
+     * One renderer for every control-plane error, each counted in {@code nexus_control_errors_total{type}};
+     * a response already under way can only be reset.
+     */
+    private void sendProblem(RoutingContext ctx, Problem problem) {
+        countError(problem);
         if (ctx.response().headWritten()) {
             ctx.response().reset();
             return;
         }
         problem.send(ctx.response(), ctx.request().path());
+    }
+
+    /** A request head the decoder refused: the same problem the data plane sends, counted, then closed. */
+    private void invalid(HttpServerRequest request) {
+        Problem problem = Problems.undecodable(request.decoderResult().cause());
+        countError(problem);
+        HttpConnection connection = request.connection();
+        problem.withHeader("Connection", "close").send(request.response(), null).onComplete(ar -> connection.close());
+    }
+
+    private void countError(Problem problem) {
+        Counter.builder("nexus.control.errors").tag("type", problem.slug())
+                .description("Control-plane requests answered with a problem, by problem type")
+                .register(registry).increment();
     }
 }

@@ -13,7 +13,6 @@ import io.nexuscore.http.Problem;
 import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
-import io.nexuscore.http.StrictFramingDecoder;
 import io.nexuscore.http.TlsOnPlainPort;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierFailure;
@@ -23,9 +22,6 @@ import io.nexuscore.misroute.Misroute;
 import io.nexuscore.telemetry.RequestTracing;
 import io.nexuscore.tiers.StreamingBackend;
 import io.nexuscore.tiers.UpstreamStream;
-import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -208,22 +204,7 @@ public final class DataPlaneHandler {
 
     /** A request Netty could not decode: answer in problem+json, count it, close the connection. */
     public void invalid(HttpServerRequest request) {
-        Throwable cause = request.decoderResult().cause();
-        if (cause instanceof StrictFramingDecoder.RefusedFraming refused) {
-            rejectAndClose(request, Problems.malformedHttp(refused.status(),
-                    "the request's body framing is refused: " + refused.getMessage()));
-            return;
-        }
-        int status = 400;
-        if (cause instanceof TooLongHttpLineException) {
-            status = 414;
-        } else if (cause instanceof TooLongHttpHeaderException) {
-            status = 431;
-        }
-        String detail = cause instanceof TooLongFrameException || cause == null
-                ? "the request head could not be parsed"
-                : "the request head could not be parsed: " + cause.getMessage();
-        rejectAndClose(request, Problems.malformedHttp(status, detail));
+        rejectAndClose(request, Problems.undecodable(request.decoderResult().cause()));
     }
 
     public void handle(HttpServerRequest request) {

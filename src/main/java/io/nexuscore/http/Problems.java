@@ -1,5 +1,8 @@
 package io.nexuscore.http;
 
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import java.util.Collection;
 
 /** Problems whose detail or headers both listeners phrase the same way. */
@@ -10,6 +13,22 @@ public final class Problems {
 
     public static Problem malformedHttp(int status, String detail) {
         return new Problem(ProblemType.MALFORMED_HTTP, status, detail);
+    }
+
+    /**
+     * The answer to a request head the decoder refused (both listeners): a framing RFC 9112 refuses
+     * with its status, a request line too long 414, headers too large 431, anything else 400, the
+     * decoder's complaint in the detail.
+     */
+    public static Problem undecodable(Throwable cause) {
+        if (cause instanceof StrictFramingDecoder.RefusedFraming refused) {
+            return malformedHttp(refused.status(), "the request's body framing is refused: " + refused.getMessage());
+        }
+        int status = cause instanceof TooLongHttpLineException ? 414
+                : cause instanceof TooLongHttpHeaderException ? 431 : 400;
+        return malformedHttp(status, cause instanceof TooLongFrameException || cause == null
+                ? "the request head could not be parsed"
+                : "the request head could not be parsed: " + cause.getMessage());
     }
 
     public static Problem malformedJson(String detail) {

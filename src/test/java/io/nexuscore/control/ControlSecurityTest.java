@@ -119,6 +119,7 @@ class ControlSecurityTest {
             assertEquals(403, rebound.status(), path + ": " + rebound.text());
             assertEquals(ProblemType.TYPE_BASE + "forbidden-host", rebound.json().getString("type"));
         }
+        assertEquals(3.0, controlErrors("forbidden-host"), "every refusal is counted");
         int noHost = get(port, null, "/healthz", null).status();
         assertTrue(noHost >= 400, "no Host header at all (Vert.x refuses the request before routing): " + noHost);
         assertEquals(200, get(port, "[::1]:" + port, "/healthz", null).status());
@@ -163,6 +164,11 @@ class ControlSecurityTest {
                 + "Content-Length: " + body.length() + "\r\nConnection: close\r\n\r\n" + body);
         assertEquals(400, reply.status(), reply.text());
         assertEquals(1, reply.text().split("HTTP/1\\.1 ", -1).length - 1, "one answer only: " + reply.text());
+        assertEquals(ProblemType.TYPE_BASE + "malformed-http", reply.json().getString("type"), reply.text());
+        assertEquals(1.0, controlErrors("malformed-http"), "counted");
+        Reply unknownCoding = request(port, "POST /thresholds HTTP/1.1\r\nHost: " + host
+                + "\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n");
+        assertEquals(501, unknownCoding.status(), unknownCoding.text());
         Reply thresholds = get(port, host, "/thresholds", null);
         assertEquals(200, thresholds.status());
         assertEquals(Thresholds.DEFAULT.nanoMax(), thresholds.json().getInteger("nano_max"), thresholds.text());
@@ -174,6 +180,12 @@ class ControlSecurityTest {
         Reply reply = request(port, "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u0001\u00fc\u0003\u0003");
         assertEquals(400, reply.status(), reply.text());
         assertEquals(ProblemType.TYPE_BASE + "malformed-http", reply.json().getString("type"));
+        assertEquals(1.0, controlErrors("malformed-http"), "counted");
+    }
+
+    private double controlErrors(String type) {
+        io.micrometer.core.instrument.Counter counter = registry.find("nexus.control.errors").tag("type", type).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     // --- raw HTTP -------------------------------------------------------------------------------
