@@ -76,7 +76,7 @@ public final class RingConsumer<T> implements AutoCloseable {
     }
 
     /** Starts consuming {@code pinDir/map}, whose samples are {@code layout}-sized structs. */
-    static <T> RingConsumer<T> start(Path pinDir, String map, StructLayout layout, Function<ByteBuffer, T> decode,
+    private static <T> RingConsumer<T> start(Path pinDir, String map, StructLayout layout, Function<ByteBuffer, T> decode,
                                      Consumer<T> listener) {
         RingConsumer<T> consumer = new RingConsumer<>(pinDir, map, layout, decode, listener);
         consumer.poller.start();

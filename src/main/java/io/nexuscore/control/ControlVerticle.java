@@ -372,9 +372,7 @@ public final class ControlVerticle extends VerticleBase {
         blocking(ctx, () -> {
             try {
                 return ports.tenants().put(id, policy);
-            } catch (TenantPolicies.PrefixInUse e) {
-                throw new ProblemException(ProblemType.CONFLICT, e.getMessage(), "prefix");
-            } catch (TenantPolicies.Full e) {
+            } catch (TenantPolicies.PrefixInUse | TenantPolicies.Full e) {
                 throw new ProblemException(ProblemType.CONFLICT, e.getMessage(), "prefix");
             }
         }).onSuccess(created -> {

@@ -133,7 +133,8 @@ public final class TierResolver {
     /** True when the body is more than {@link #ENVELOPE_SLACK} bytes longer than the prompt's UTF-8. */
     private static boolean holdsMoreThan(String prompt, long bodyLength) {
         // A prompt's UTF-8 takes at least a byte a char: most requests stop at the first comparison.
-        return bodyLength > (long) prompt.length() + ENVELOPE_SLACK && bodyLength > PromptEstimate.utf8Length(prompt) + ENVELOPE_SLACK;
+        return bodyLength > (long) prompt.length() + ENVELOPE_SLACK
+                && bodyLength > PromptEstimate.utf8Length(prompt) + ENVELOPE_SLACK;
     }
 
     private static Resolution withFloor(Resolution decided, ConnectionInfo connection) {

@@ -170,15 +170,6 @@ class VerdictSlotsTest {
     }
 
     @Test
-    void aSlotWordWhoseTierByteNamesNoTierIsNoVerdict() {
-        long verdict = 0x0000_0200_0000_0000L | 77; // tier large, any other bytes
-        assertTrue(VerdictSlots.isVerdict(verdict));
-        for (long tier : new long[] {3, 9, 0x7f, 0xfd, 0xfe, 0xff}) {
-            assertTrue(!VerdictSlots.isVerdict((verdict & ~0xff00_0000_0000L) | tier << 40), "tier byte " + tier);
-        }
-    }
-
-    @Test
     void ipv6VerdictsHaveTheirOwnSlots() {
         byte[] frame = Packets.ipv6Tcp(PORT, "POST /v1/refine HTTP/1.1\r\nContent-Length: 200\r\n\r\n");
         kernel.program(KernelDataPath.XDP_PROGRAM).testRun(frame, null, 1);
