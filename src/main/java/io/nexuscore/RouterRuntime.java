@@ -1,5 +1,6 @@
 package io.nexuscore;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -35,6 +36,7 @@ import io.nexuscore.fleet.Fleet;
 import io.nexuscore.fleet.FleetService;
 import io.nexuscore.fleet.FleetStatus;
 import io.nexuscore.fleet.RouterLocalPolicy;
+import io.nexuscore.http.IoTransport;
 import io.nexuscore.metrics.ProductionMetrics;
 import io.nexuscore.telemetry.RequestTracing;
 import io.nexuscore.telemetry.SpanExporters;
@@ -52,6 +54,7 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.transport.Transport;
 import io.vertx.core.WorkerExecutor;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -152,14 +155,23 @@ public final class RouterRuntime implements AutoCloseable {
         // One event loop per acceptor: no loop sits idle beside the acceptors' own.
         VertxOptions options = new VertxOptions().setPreferNativeTransport(true)
                 .setEventLoopPoolSize(config.dataPlane().effectiveInstances());
-        Vertx vertx = config.cluster().enabled() ? Fleet.startVertx(config.cluster(), options)
-                : Vertx.builder().with(options).build();
+        IoTransport wanted = config.dataPlane().transport();
+        Transport transport = wanted.select();
+        String fallback = wanted.fallbackReason(transport);
+        if (fallback != null) {
+            LOG.log(Level.INFO, "dataPlane.transport auto: {0}; using {1}", fallback, IoTransport.nameOf(transport));
+        }
+        Vertx vertx = config.cluster().enabled() ? Fleet.startVertx(config.cluster(), options, transport)
+                : Vertx.builder().with(options).withTransport(transport).build();
         List<AutoCloseable> started = new ArrayList<>();
         try {
             if (!vertx.isNativeTransportEnabled()) {
-                LOG.log(Level.WARNING, "native epoll transport unavailable ({0}): SO_MARK tenant floors are off",
+                LOG.log(Level.WARNING, "native transport unavailable ({0}): SO_MARK tenant floors are off",
                         String.valueOf(vertx.unavailableNativeTransportCause()));
             }
+            Gauge.builder("nexus.io.transport", () -> 1).tag("transport", IoTransport.nameOf(transport))
+                    .description("The socket I/O engine under the router's listeners and upstream clients")
+                    .register(registry);
             EventHub hub = EventHub.from(config.control(), registry);
             EventSink sink = events != null ? events : hub;
             ModeWiring local = wiring(config, sink, registry, vertx);
@@ -226,9 +238,9 @@ public final class RouterRuntime implements AutoCloseable {
                 deployControlPlane(vertx, config, registry, wiring, hub, backends).await();
             }
 
-            LOG.log(Level.INFO, "nexuscore: data plane on {0}:{1} ({2} acceptors, native transport {3}, {4} mode)",
+            LOG.log(Level.INFO, "nexuscore: data plane on {0}:{1} ({2} acceptors, transport {3}, {4} mode)",
                     config.dataPlane().host(), String.valueOf(acceptors.get(0).actualPort()), instances,
-                    vertx.isNativeTransportEnabled() ? "on" : "off", wiring.mode());
+                    IoTransport.nameOf(transport), wiring.mode());
             return new RouterRuntime(vertx, registry, wiring, backends, resolverPool, List.copyOf(acceptors),
                     thresholdRefresh, tracing, joined);
         } catch (RuntimeException e) {

@@ -4,7 +4,6 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServerOptions;
 
 /**
@@ -34,9 +33,10 @@ public final class BareServer extends VerticleBase {
     public static void main(String[] args) {
         int port = Integer.parseInt(args[0]);
         int instances = args.length > 1 ? Integer.parseInt(args[1]) : Runtime.getRuntime().availableProcessors();
-        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)).build();
+        PeerVertx peer = PeerVertx.start();
+        Vertx vertx = peer.vertx();
         vertx.deployVerticle(() -> new BareServer(port), new DeploymentOptions().setInstances(instances)).await();
-        System.out.println("bare server on 127.0.0.1:" + port + " (" + instances + " instances, native transport "
-                + vertx.isNativeTransportEnabled() + ")");
+        System.out.println("bare server on 127.0.0.1:" + port + " (" + instances + " instances, transport "
+                + peer.transport() + ")");
     }
 }

@@ -19,7 +19,6 @@ import io.nexuscore.tiers.TierReply;
 import io.nexuscore.tiers.TierRequest;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import io.vertx.core.json.JsonObject;
 import java.util.EnumMap;
 import java.util.Map;
@@ -56,7 +55,8 @@ public final class InlineRouter {
         RouterConfig config = RouterConfig.fromJson(new JsonObject()
                 .put("dataPlane", new JsonObject().put("host", "127.0.0.1").put("port", port).put("instances", instances))
                 .put("kernel", new JsonObject().put("mode", "user")));
-        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)).build();
+        PeerVertx peer = PeerVertx.start();
+        Vertx vertx = peer.vertx();
         DataPlaneMetrics metrics = new DataPlaneMetrics(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
         Map<Tier, TierBackend> backends = new EnumMap<>(Tier.class);
         Map<Tier, String> models = new EnumMap<>(Tier.class);
@@ -70,7 +70,7 @@ public final class InlineRouter {
                 EventSink.DISCARD, LatencyRecorder.NONE, null);
         vertx.deployVerticle(() -> new AcceptorVerticle(config.dataPlane(), handler),
                 new DeploymentOptions().setInstances(instances)).await();
-        System.out.println("inline router on 127.0.0.1:" + port + " (" + instances + " instances, native transport "
-                + vertx.isNativeTransportEnabled() + ")");
+        System.out.println("inline router on 127.0.0.1:" + port + " (" + instances + " instances, transport "
+                + peer.transport() + ")");
     }
 }

@@ -4,7 +4,6 @@ import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
@@ -56,9 +55,10 @@ public final class VertxProxy extends VerticleBase {
         int port = Integer.parseInt(args[0]);
         int upstreamPort = Integer.parseInt(args[1]);
         int instances = args.length > 2 ? Integer.parseInt(args[2]) : Runtime.getRuntime().availableProcessors();
-        Vertx vertx = Vertx.builder().with(new VertxOptions().setPreferNativeTransport(true)).build();
+        PeerVertx peer = PeerVertx.start();
+        Vertx vertx = peer.vertx();
         vertx.deployVerticle(() -> new VertxProxy(port, upstreamPort), new DeploymentOptions().setInstances(instances)).await();
         System.out.println("vertx proxy on 127.0.0.1:" + port + " to " + upstreamPort + " (" + instances
-                + " instances, native transport " + vertx.isNativeTransportEnabled() + ")");
+                + " instances, transport " + peer.transport() + ")");
     }
 }

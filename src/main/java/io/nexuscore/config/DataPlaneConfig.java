@@ -1,5 +1,6 @@
 package io.nexuscore.config;
 
+import io.nexuscore.http.IoTransport;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -27,10 +28,14 @@ import java.util.Set;
  *                            send requests; a request with any other {@code Origin} header is 403
  *                            (a web page must not spend this router's models through a visitor's
  *                            browser); {@code "*"} lets every origin through. Default: none
+ * @param transport           the socket I/O engine of every listener and upstream connection:
+ *                            {@code auto} (default: io_uring where allowed, else epoll), {@code io_uring},
+ *                            {@code epoll} or {@code nio}; a named engine the machine refuses stops the start
  */
 public record DataPlaneConfig(String host, int port, long maxBodyBytes, int instances, String tenantHeader,
                               int misrouteBandPercent, boolean testHooks, long headerTimeoutMs, long bodyTimeoutMs,
-                              long idleTimeoutMs, TenantKeys tenantKeys, List<String> allowedOrigins) {
+                              long idleTimeoutMs, TenantKeys tenantKeys, List<String> allowedOrigins,
+                              IoTransport transport) {
 
     public DataPlaneConfig {
         allowedOrigins = allowedOrigins.stream().map(o -> o.strip().toLowerCase(Locale.ROOT)).toList();
@@ -40,7 +45,7 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, int inst
 
     static DataPlaneConfig from(Json json) {
         json.allowOnly(Set.of("host", "port", "maxBodyBytes", "instances", "tenantHeader", "misrouteBandPercent",
-                "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys", "allowedOrigins"));
+                "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys", "allowedOrigins", "transport"));
         return new DataPlaneConfig(
                 json.string("host", "0.0.0.0"),
                 json.integer("port", 8080, 1, 65_535),
@@ -53,7 +58,8 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, int inst
                 json.number("bodyTimeoutMs", 30_000, 1, 3_600_000),
                 json.number("idleTimeoutMs", 120_000, 1, 3_600_000),
                 KernelConfig.parse(TenantKeys.class, json, "tenantKeys", "optional"),
-                json.strings("allowedOrigins", List.of()));
+                json.strings("allowedOrigins", List.of()),
+                KernelConfig.parse(IoTransport.class, json, "transport", "auto"));
     }
 
     /** Whether a request carrying this {@code Origin} header may be served (none: not a browser's request). */

@@ -8,6 +8,7 @@ import com.hazelcast.config.NetworkConfig;
 import io.nexuscore.config.ClusterConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.transport.Transport;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.util.concurrent.TimeUnit;
 
@@ -31,12 +32,12 @@ public final class Fleet {
     }
 
     /** Starts Vert.x clustered; blocks until this router has joined (or formed) the fleet. */
-    public static Vertx startVertx(ClusterConfig config, VertxOptions options) {
+    public static Vertx startVertx(ClusterConfig config, VertxOptions options, Transport transport) {
         options.getEventBusOptions().setHost(config.host()).setPort(0);
         HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(config));
         try {
-            return Vertx.builder().with(options).withClusterManager(manager).buildClustered().await(JOIN_TIMEOUT_SECONDS,
-                    TimeUnit.SECONDS);
+            return Vertx.builder().with(options).withTransport(transport).withClusterManager(manager)
+                    .buildClustered().await(JOIN_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("cluster " + config.name() + ": Hazelcast did not start within "
                     + JOIN_TIMEOUT_SECONDS + " s on " + config.host() + ":" + config.port(), e);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.http.IoTransport;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,6 +31,7 @@ class RouterConfigTest {
         assertEquals(4L << 30, config.tier(Tier.LARGE).memoryLimitBytes());
         assertEquals(TierConfig.Engine.WASMTIME, config.tier(Tier.LARGE).engine());
         assertEquals(8, config.tier(Tier.NANO).instances());
+        assertEquals(IoTransport.AUTO, config.dataPlane().transport());
     }
 
     @Test
@@ -56,6 +58,8 @@ class RouterConfigTest {
         assertMessage("control.host is 0.0.0.0: control.auth \"none\" is only allowed on a loopback address",
                 "{\"control\": {\"host\": \"0.0.0.0\", \"auth\": \"none\"}}");
         assertMessage("control.bearerToken must be at least 16 characters", "{\"control\": {\"bearerToken\": \"short\"}}");
+        assertMessage("dataPlane.transport must be one of [auto, io_uring, epoll, nio], got 'uring'",
+                "{\"dataPlane\": {\"transport\": \"uring\"}}");
         assertMessage("tiers.large.upstream.baseUrl must be an http(s) URL with a host",
                 "{\"tiers\": {\"large\": {\"upstream\": {\"baseUrl\": \"ftp://x\"}}}}");
     }

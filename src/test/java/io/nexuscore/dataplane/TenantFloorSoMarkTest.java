@@ -10,16 +10,20 @@ import io.nexuscore.events.EventSink;
 import io.nexuscore.testing.LocalOpenAiServer;
 import io.nexuscore.testing.MarkedSocket;
 import io.nexuscore.testing.Privileged;
+import io.nexuscore.http.IoTransport;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The tenant floor rides on the accepted socket's SO_MARK. With net.ipv4.tcp_fwmark_accept=1 the
@@ -54,11 +58,18 @@ class TenantFloorSoMarkTest {
         }
     }
 
-    @Test
-    void markedConnectionsGetTheirFloorAndOthersDoNot(Vertx vertx) {
+    /** Both native engines give the accepted socket's fd, so both read its mark. */
+    @ParameterizedTest
+    @ValueSource(strings = {"io_uring", "epoll"})
+    void markedConnectionsGetTheirFloorAndOthersDoNot(String transport, Vertx vertx) {
+        Privileged.require(IoTransport.valueOf(transport.toUpperCase(Locale.ROOT)).available(),
+                transport + " is unavailable on this machine");
         LocalOpenAiServer upstream = LocalOpenAiServer.start(vertx).await();
-        router = RouterFixture.start(RouterFixture.config(upstream), EventSink.DISCARD);
-        assertTrue(router.vertx().isNativeTransportEnabled(), "the router needs native transport to read SO_MARK");
+        JsonObject config = RouterFixture.config(upstream);
+        config.getJsonObject("dataPlane").put("transport", transport);
+        router = RouterFixture.start(config, EventSink.DISCARD);
+        assertEquals(1.0, router.registry().get("nexus.io.transport").tag("transport", transport).gauge().value(),
+                "the router runs on the engine it was given");
         int port = router.dataPlanePort();
         String body = RouterFixture.chat(10).encode();
         String request = "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"

@@ -105,6 +105,17 @@ public final class LocalOpenAiServer {
         return abandoned.get();
     }
 
+    /**
+     * {@link #abandoned()} once it reaches {@code expected}, or as it stands after 5 s: the reset of an
+     * abandoned exchange reaches this server after the router has answered its own client.
+     */
+    public int awaitAbandoned(int expected) throws InterruptedException {
+        for (int i = 0; i < 500 && abandoned.get() < expected; i++) {
+            Thread.sleep(10);
+        }
+        return abandoned.get();
+    }
+
     /** Answer every parked request and stop parking. */
     public void release() {
         List<Runnable> toRun;
