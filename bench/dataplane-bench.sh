@@ -16,6 +16,7 @@
 #
 # Usage: bench/dataplane-bench.sh [SECONDS] [WARMUP_SECONDS]
 #   MODES="kernel user"  LOADGENS="wrk java"  INSTANCES=<nproc>  JFR_DIR=<dir: record the routers>
+#   TRANSPORT=auto|io_uring|epoll  the I/O engine of the router and its Vert.x peers (dataPlane.transport)
 #   JIT_SETTLE_MAX=<s, default 90>
 # Before its first point every JVM target (bare, inline, router, wasm) runs under c=64 until its JIT
 # settles: 5 s windows until one compiles fewer than 25 methods (jstat), at most JIT_SETTLE_MAX
@@ -37,6 +38,7 @@ warmup=${2:-10}
 instances=${INSTANCES:-$(nproc)}
 modes=${MODES:-kernel user}
 loadgens=${LOADGENS:-wrk java}
+transport=${TRANSPORT:-auto}
 [ -n "${JFR_DIR:-}" ] && mkdir -p "$JFR_DIR" && JFR_DIR=$(cd "$JFR_DIR" && pwd)
 
 source scripts/build-lib.sh
@@ -132,7 +134,7 @@ router_config() { # name mode tiers-json -> config file
   data_port=$(free_port); control_port=$(free_port); pin_dir=/sys/fs/bpf/nexuscore-bench-$$-$1-$2
   cat > "$tmp/$1.json" <<JSON
 {
-  "dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": $instances},
+  "dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": $instances, "transport": "$transport"},
   "control": {"port": $control_port, "stateFile": "$tmp/$1-$2-state.json"},
   "kernel": {"mode": "$2", "pinDir": "$pin_dir", "interfaces": ["lo"]}
   $3
@@ -142,13 +144,13 @@ JSON
 }
 
 bare_port=$(free_port); inline_port=$(free_port)
-java -cp "$cp" io.nexuscore.bench.BareServer "$bare_port" "$instances" > "$tmp/bare.log" 2>&1 &
+java -Dnexus.transport="$transport" -cp "$cp" io.nexuscore.bench.BareServer "$bare_port" "$instances" > "$tmp/bare.log" 2>&1 &
 bare_pid=$!; pids+=($bare_pid)
-java -cp "$cp" io.nexuscore.bench.InlineRouter "$inline_port" "$instances" > "$tmp/inline.log" 2>&1 &
+java -Dnexus.transport="$transport" -cp "$cp" io.nexuscore.bench.InlineRouter "$inline_port" "$instances" > "$tmp/inline.log" 2>&1 &
 inline_pid=$!; pids+=($inline_pid)
 wait_port "$bare_port" "$bare_pid"; wait_port "$inline_port" "$inline_pid"
 proxy_port=$(free_port)
-java -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" "$instances" > "$tmp/vertx-proxy.log" 2>&1 &
+java -Dnexus.transport="$transport" -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" "$instances" > "$tmp/vertx-proxy.log" 2>&1 &
 proxy_pid=$!; pids+=($proxy_pid)
 wait_port "$proxy_port" "$proxy_pid"
 
@@ -162,7 +164,7 @@ nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
 
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start," \
   "${seconds}s measured after ${warmup}s warm-up per point, $instances server instances, modes: $modes, load generators: $loadgens"
-echo "# $(head -1 "$tmp/bare.log")"
+echo "# $(head -1 "$tmp/bare.log"); $(head -1 "$tmp/vertx-proxy.log")"
 
 measure bare "$bare_port" "$bare_pid"
 measure nginx "$nginx_port" "$nginx_pid $nginx_workers$bare_pid"

@@ -8,7 +8,10 @@
 # On a noisy machine one pair of load runs cannot show a change worth a few per cent: run several
 # rounds and read the pairs, not one line.
 #
-# Usage: bench/jar-ab.sh ROUNDS JAR...      env: SECONDS_PER_POINT=8 WARM=60 MODES=kernel
+# Usage: bench/jar-ab.sh ROUNDS JAR...      env: SECONDS_PER_POINT=8 WARM=60 MODES=kernel TRANSPORT=auto
+# TRANSPORT (auto, io_uring, epoll) is the I/O engine of every jar and of the Vert.x peers; a jar
+# built before dataPlane.transport existed runs on epoll whatever it says (and refuses the setting:
+# leave TRANSPORT unset for such jars).
 # MODES="kernel user" runs every jar in both modes (what the kernel path costs on lo: generic XDP
 # and TC run on every packet of both legs).
 # Save a jar before a change (cp target/nexuscore-*.jar /tmp/before.jar), build, then
@@ -30,6 +33,7 @@ for mode in $modes; do
   case $mode in kernel|user) ;; *) echo "bench: MODES holds kernel and/or user, not '$mode'" >&2; exit 2 ;; esac
 done
 warm=${WARM:-60}
+transport=${TRANSPORT:-}
 
 source scripts/build-lib.sh
 source bench/bench-lib.sh
@@ -65,10 +69,10 @@ point() { # name port pid... (a forwarding target's own processes first, its ups
 }
 
 bare_port=$(free_port)
-java -cp "$cp" io.nexuscore.bench.BareServer "$bare_port" 2 > "$tmp/bare.log" 2>&1 &
+java -Dnexus.transport="${transport:-auto}" -cp "$cp" io.nexuscore.bench.BareServer "$bare_port" 2 > "$tmp/bare.log" 2>&1 &
 bare_pid=$!; pids+=("$bare_pid"); wait_port "$bare_port" "$bare_pid"
 proxy_port=$(free_port)
-java -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" 2 > "$tmp/proxy.log" 2>&1 &
+java -Dnexus.transport="${transport:-auto}" -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" 2 > "$tmp/proxy.log" 2>&1 &
 proxy_pid=$!; pids+=("$proxy_pid"); wait_port "$proxy_port" "$proxy_pid"
 nginx_port=$(free_port); mkdir -p "$tmp/nginx"
 nginx_proxy_conf "$tmp/nginx" "$nginx_port" "$bare_port" 2
@@ -83,7 +87,8 @@ for t in nano small large; do
   tiers+="${tiers:+, }\"$t\": {\"model\": \"nexus-$t\", \"instances\": 64, \"queueCapacity\": 4096,
     \"upstream\": {\"baseUrl\": \"http://127.0.0.1:$bare_port/v1\", \"model\": \"bare\", \"timeoutMs\": 10000}}"
 done
-echo "# $(date -u +%FT%TZ), $(nproc) cores, $rounds rounds, ${warm}s warm-up per router, ${secs}s per point"
+echo "# $(date -u +%FT%TZ), $(nproc) cores, $rounds rounds, ${warm}s warm-up per router, ${secs}s per point," \
+  "transport ${transport:-auto (router: its default)}; $(head -1 "$tmp/proxy.log")"
 for round in $(seq 1 "$rounds"); do
   point bare "$bare_port" "$bare_pid"
   # shellcheck disable=SC2086
@@ -95,7 +100,7 @@ for round in $(seq 1 "$rounds"); do
       i=$((i + 1))
       data_port=$(free_port); control_port=$(free_port); pin_dir=/sys/fs/bpf/nexuscore-jarab-$$-$i
       cat > "$tmp/router.json" <<JSON
-{"dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": 2},
+{"dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": 2${transport:+, "transport": "$transport"}},
  "control": {"port": $control_port, "stateFile": "$tmp/state-$i.json"},
  "kernel": {"mode": "$mode", "pinDir": "$pin_dir", "interfaces": ["lo"]},
  "tiers": { $tiers }}
