@@ -34,6 +34,8 @@ for mode in $modes; do
 done
 warm=${WARM:-60}
 transport=${TRANSPORT:-}
+transport_field=""
+[ -n "$transport" ] && transport_field=", \"transport\": \"$transport\""
 
 source scripts/build-lib.sh
 source bench/bench-lib.sh
@@ -100,7 +102,7 @@ for round in $(seq 1 "$rounds"); do
       i=$((i + 1))
       data_port=$(free_port); control_port=$(free_port); pin_dir=/sys/fs/bpf/nexuscore-jarab-$$-$i
       cat > "$tmp/router.json" <<JSON
-{"dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": 2${transport:+, "transport": "$transport"}},
+{"dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": 2$transport_field},
  "control": {"port": $control_port, "stateFile": "$tmp/state-$i.json"},
  "kernel": {"mode": "$mode", "pinDir": "$pin_dir", "interfaces": ["lo"]},
  "tiers": { $tiers }}
