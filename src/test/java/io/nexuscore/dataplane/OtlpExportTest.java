@@ -62,12 +62,11 @@ class OtlpExportTest {
         RouterRuntime router = RouterFixture.start(config, EventSink.DISCARD);
         try {
             HttpClient client = vertx.createHttpClient();
-            int status = client.request(new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1")
-                            .setPort(router.dataPlanePort()).setURI("/v1/chat/completions")
-                            .putHeader("traceparent", "00-" + TRACE_ID + "-b7ad6b7169203331-01"))
-                    .compose(request -> request.send(RouterFixture.chat(20).put("model", "otlp-model").toBuffer()))
-                    .compose(response -> response.body().map(b -> response.statusCode()))
-                    .await(10, TimeUnit.SECONDS);
+            int status = RouterFixture.exchange(client, new RequestOptions().setMethod(HttpMethod.POST)
+                            .setHost("127.0.0.1").setPort(router.dataPlanePort()).setURI("/v1/chat/completions")
+                            .putHeader("traceparent", "00-" + TRACE_ID + "-b7ad6b7169203331-01"),
+                    RouterFixture.chat(20).put("model", "otlp-model").toBuffer())
+                    .await(10, TimeUnit.SECONDS).status();
             assertEquals(200, status);
             // The batch goes out within scheduleDelayMs; wait for it, bounded.
             for (int i = 0; i < 500 && exports.isEmpty(); i++) {

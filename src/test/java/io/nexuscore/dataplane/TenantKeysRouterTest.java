@@ -11,7 +11,6 @@ import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.testing.FreePort;
 import io.nexuscore.testing.LocalOpenAiServer;
 import io.nexuscore.testing.RecordingEventSink;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -73,11 +72,7 @@ class TenantKeysRouterTest {
     }
 
     private static RouterFixture.Reply send(HttpClient client, RequestOptions options, Buffer body) {
-        return client.request(options)
-                .compose(request -> (body == null ? request.send() : request.send(body))
-                        .compose(response -> response.body()
-                                .map(b -> new RouterFixture.Reply(response.statusCode(), response.headers(), b))))
-                .await();
+        return RouterFixture.exchange(client, options, body).await();
     }
 
     /**

@@ -242,9 +242,7 @@ class TracingTest {
         if (traceparent != null) {
             options.putHeader("traceparent", traceparent);
         }
-        Future<RouterFixture.Reply> reply = client.request(options).compose(request -> request.send(body)
-                .compose(response -> response.body()
-                        .map(b -> new RouterFixture.Reply(response.statusCode(), response.headers(), b))));
+        Future<RouterFixture.Reply> reply = RouterFixture.exchange(client, options, body);
         try {
             return reply.await(10, TimeUnit.SECONDS);
         } catch (Exception e) {
