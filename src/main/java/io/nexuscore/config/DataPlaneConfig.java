@@ -45,7 +45,8 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, int inst
 
     static DataPlaneConfig from(Json json) {
         json.allowOnly(Set.of("host", "port", "maxBodyBytes", "instances", "tenantHeader", "misrouteBandPercent",
-                "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys", "allowedOrigins", "transport"));
+                "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys", "allowedOrigins",
+                "transport"));
         return new DataPlaneConfig(
                 json.string("host", "0.0.0.0"),
                 json.integer("port", 8080, 1, 65_535),
