@@ -18,6 +18,6 @@ public record AdaptiveConfig(Scope scope) {
 
     static AdaptiveConfig from(Json json) {
         json.allowOnly(Set.of("scope"));
-        return new AdaptiveConfig(KernelConfig.parse(Scope.class, json, "scope", "node"));
+        return new AdaptiveConfig(json.choice(Scope.class, "scope", "node"));
     }
 }

@@ -80,7 +80,7 @@ public record ControlConfig(String host, int port, Auth auth, Optional<String> b
         return new ControlConfig(
                 json.string("host", "127.0.0.1"),
                 json.integer("port", 8081, 1, 65_535),
-                KernelConfig.parse(Auth.class, json, "auth", "token"),
+                json.choice(Auth.class, "auth", "token"),
                 Optional.ofNullable(json.string("bearerToken", null)).filter(s -> !s.isBlank()),
                 json.has("tokenFile") ? Path.of(json.string("tokenFile", null)) : defaultTokenFile(stateFile),
                 json.strings("allowedHosts", List.of()),

@@ -58,9 +58,9 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, int inst
                 json.number("headerTimeoutMs", 10_000, 1, 3_600_000),
                 json.number("bodyTimeoutMs", 30_000, 1, 3_600_000),
                 json.number("idleTimeoutMs", 120_000, 1, 3_600_000),
-                KernelConfig.parse(TenantKeys.class, json, "tenantKeys", "optional"),
+                json.choice(TenantKeys.class, "tenantKeys", "optional"),
                 json.strings("allowedOrigins", List.of()),
-                KernelConfig.parse(IoTransport.class, json, "transport", "auto"));
+                json.choice(IoTransport.class, "transport", "auto"));
     }
 
     /** Whether a request carrying this {@code Origin} header may be served (none: not a browser's request). */

@@ -3,8 +3,10 @@ package io.nexuscore.config;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -71,6 +73,17 @@ final class Json {
             throw new ConfigException(field(name) + " must be true or false");
         }
         return b;
+    }
+
+    /** One of an enum's constants, written in lower case ({@code "io_uring"} for {@code IO_URING}). */
+    <E extends Enum<E>> E choice(Class<E> type, String name, String fallback) {
+        String value = string(name, fallback);
+        try {
+            return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(field(name) + " must be one of "
+                    + Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT) + ", got '" + value + "'");
+        }
     }
 
     List<Integer> integers(String name, List<Integer> fallback) {

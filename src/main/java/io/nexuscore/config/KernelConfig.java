@@ -2,7 +2,6 @@ package io.nexuscore.config;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -43,24 +42,14 @@ public record KernelConfig(Mode mode, Path pinDir, List<String> interfaces, XdpM
     static KernelConfig from(Json json) {
         json.allowOnly(Set.of("mode", "pinDir", "interfaces", "xdpMode", "reloadDir"));
         return new KernelConfig(
-                parse(Mode.class, json, "mode", "auto"),
+                json.choice(Mode.class, "mode", "auto"),
                 Path.of(json.string("pinDir", "/sys/fs/bpf/nexuscore")),
                 json.strings("interfaces", List.of("lo")),
-                parse(XdpMode.class, json, "xdpMode", "generic"),
+                json.choice(XdpMode.class, "xdpMode", "generic"),
                 Optional.ofNullable(json.string("reloadDir", null)).map(Path::of));
     }
 
     public KernelConfig withPinDir(Path dir) {
         return new KernelConfig(mode, dir, interfaces, xdpMode, reloadDir);
-    }
-
-    static <E extends Enum<E>> E parse(Class<E> type, Json json, String field, String fallback) {
-        String value = json.string(field, fallback);
-        try {
-            return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(json.field(field) + " must be one of "
-                    + java.util.Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT) + ", got '" + value + "'");
-        }
     }
 }

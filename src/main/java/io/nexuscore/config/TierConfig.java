@@ -76,7 +76,7 @@ public record TierConfig(
         long deadlineMs = json.number("deadlineMs", defaults.deadlineMs(), 1, 3_600_000);
         return new TierConfig(
                 tier,
-                KernelConfig.parse(Engine.class, json, "engine", defaults.engine().name()),
+                json.choice(Engine.class, "engine", defaults.engine().name()),
                 json.string("module", defaults.module()),
                 json.string("model", defaults.model()),
                 json.integer("instances", defaults.instances(), 1, 1024),
