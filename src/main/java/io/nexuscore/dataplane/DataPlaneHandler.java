@@ -557,7 +557,7 @@ public final class DataPlaneHandler {
                             StreamSummary.nexuscore(resolution, observed, reply.observedScore())));
         } else {
             response.putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON)
-                    .end(OpenAiResponses.renderBytes(served.endpoint, reply));
+                    .end(reply.answer() != null ? reply.answer().body() : OpenAiResponses.renderBytes(served.endpoint, reply));
         }
         completed(served, resolution, reply, misroute, 200);
     }

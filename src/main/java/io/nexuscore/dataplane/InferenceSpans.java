@@ -18,7 +18,7 @@ import java.util.List;
  */
 final class InferenceSpans {
 
-    /** What {@link OpenAiResponses} renders as every choice's finish_reason. */
+    /** What {@link OpenAiResponses} renders as every choice's finish_reason (a tier's own answer says its own). */
     private static final List<String> FINISH_REASONS = List.of("stop");
     /** error.type of a request whose client left before its answer was ready. */
     static final String CLIENT_CLOSED = "client-closed";
@@ -55,11 +55,19 @@ final class InferenceSpans {
             span.set(SpanAttributes.RESPONSE_MODEL, reply.model())
                     .set(SpanAttributes.USAGE_INPUT_TOKENS, reply.promptTokens())
                     .set(SpanAttributes.USAGE_OUTPUT_TOKENS, reply.completionTokens())
-                    .set(SpanAttributes.RESPONSE_FINISH_REASONS, FINISH_REASONS)
+                    .set(SpanAttributes.RESPONSE_FINISH_REASONS, finishReasons(reply))
                     .set(SpanAttributes.TIER, reply.observedTier().label())
                     .set(SpanAttributes.MISROUTE, misroute.label());
         }
         span.end(status, errorType(served, reply, status));
+    }
+
+    /** What the client's answer says: the tier's own answer's reason, or the rendered answer's "stop". */
+    private static List<String> finishReasons(TierReply reply) {
+        if (reply.answer() == null) {
+            return FINISH_REASONS;
+        }
+        return reply.answer().finishReason() == null ? null : List.of(reply.answer().finishReason());
     }
 
     private static String errorType(DataPlaneHandler.Served served, TierReply reply, int status) {

@@ -44,8 +44,9 @@ public final class InferenceSpan {
         return this;
     }
 
+    /** Sets {@code key} unless {@code value} is null. */
     public InferenceSpan set(AttributeKey<List<String>> key, List<String> value) {
-        if (span.isRecording()) {
+        if (value != null && span.isRecording()) {
             span.setAttribute(key, value);
         }
         return this;

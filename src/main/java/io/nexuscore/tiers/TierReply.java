@@ -1,6 +1,7 @@
 package io.nexuscore.tiers;
 
 import io.nexuscore.classify.Tier;
+import io.vertx.core.buffer.Buffer;
 
 /**
  * What a tier answered.
@@ -12,11 +13,27 @@ import io.nexuscore.classify.Tier;
  * @param promptTokens     prompt tokens as the worker counted them (cl100k_base in the Wasm guests)
  * @param completionTokens tokens in {@code text}
  * @param model            the model name the tier reports
+ * @param answer           the tier's own answer document, when it has one (an upstream's chat answer,
+ *                         its model already the tier's): the data plane sends it as it is instead of
+ *                         rendering one from {@code text}; else null
  */
 public record TierReply(String text, Tier observedTier, int observedScore, int promptTokens, int completionTokens,
-                        String model) {
+                        String model, Answer answer) {
 
     public static final int UNKNOWN_SCORE = -1;
+
+    /**
+     * @param body         the answer as the client gets it
+     * @param finishReason its first choice's finish_reason, null when it gives none
+     */
+    public record Answer(Buffer body, String finishReason) {
+    }
+
+    /** A reply the data plane renders. */
+    public TierReply(String text, Tier observedTier, int observedScore, int promptTokens, int completionTokens,
+                     String model) {
+        this(text, observedTier, observedScore, promptTokens, completionTokens, model, null);
+    }
 
     /** A reply without a score of its own (misroutes are then counted strictly only). */
     public TierReply(String text, Tier observedTier, int promptTokens, int completionTokens, String model) {

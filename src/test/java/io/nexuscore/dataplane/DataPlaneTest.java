@@ -383,10 +383,12 @@ class DataPlaneTest {
 
     /**
      * The upstream gets the client's chat as it was written (system prompt, turns, tools, sampling
-     * options), only the model changed to the tier's: function calling works through the router.
+     * options), only the model changed to the tier's, and the client gets the upstream's answer as it
+     * was written (tool calls, finish reason, fields the router does not know), only its model the
+     * tier's: function calling works through the router.
      */
     @Test
-    void theUpstreamGetsTheClientsChatWithTheTiersModel() throws InterruptedException {
+    void theChatAndItsAnswerPassThroughWithTheTiersModel() throws InterruptedException {
         double nano = requests("nano", "200");
         JsonObject body = new JsonObject().put("model", "client-model").put("temperature", 0.25).put("user", "u-7")
                 .put("messages", new JsonArray()
@@ -400,6 +402,17 @@ class DataPlaneTest {
                 .filter(json -> "u-7".equals(json.getString("user"))).findFirst().orElseThrow();
         assertEquals(body.copy().put("model", "upstream-" + reply.header(HEADER_ASSIGNED_TIER)), received);
         assertEquals("nano", reply.header(HEADER_ASSIGNED_TIER));
+        // The model called a tool: its call, finish reason and every other field reach the client as
+        // the model server wrote them; only the model is the tier's.
+        JsonObject answer = reply.json();
+        JsonObject choice = answer.getJsonArray("choices").getJsonObject(0);
+        assertEquals("tool_calls", choice.getString("finish_reason"));
+        assertNull(choice.getJsonObject("message").getValue("content"));
+        assertEquals(new JsonObject().put("name", "tool_0").put("arguments", "{\"city\":\"Zürich\"}"),
+                choice.getJsonObject("message").getJsonArray("tool_calls").getJsonObject(0).getJsonObject("function"));
+        assertTrue(choice.containsKey("logprobs"));
+        assertEquals("fp-local-nano", answer.getString("system_fingerprint"));
+        assertEquals("nexus-nano", answer.getString("model"));
         awaitServed("nano", nano + 1);
     }
 

@@ -30,6 +30,7 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import java.util.List;
@@ -126,6 +127,17 @@ class TracingTest {
                 .await(10, TimeUnit.SECONDS);
         assertEquals(event.data().getString("tenant"), attr(span, SpanAttributes.TENANT));
         assertTrue(span.getEndEpochNanos() > span.getStartEpochNanos());
+    }
+
+    /** The upstream's answer goes to the client as it came: the span says the finish reason it says. */
+    @Test
+    void aToolCallAnswersSpanCarriesItsFinishReason() throws Exception {
+        JsonObject body = RouterFixture.chat(20).put("tools", new JsonArray().add(new JsonObject().put("type", "function")
+                .put("function", new JsonObject().put("name", "lookup").put("parameters", new JsonObject()))));
+        RouterFixture.Reply reply = post("/v1/chat/completions", body.toBuffer(), null);
+        assertEquals(200, reply.status(), reply.body().toString());
+        assertEquals("tool_calls", reply.json().getJsonArray("choices").getJsonObject(0).getString("finish_reason"));
+        assertEquals(List.of("tool_calls"), attr(onlySpan(), SpanAttributes.RESPONSE_FINISH_REASONS));
     }
 
     @Test

@@ -216,15 +216,27 @@ public final class LocalOpenAiServer {
             request.response().end("data: [DONE]\n\n");
             return;
         }
+        JsonArray tools = json.getJsonArray("tools");
+        JsonObject choice = new JsonObject().put("index", 0);
+        if (tools != null && !tools.isEmpty() && !"none".equals(json.getValue("tool_choice"))) {
+            // As a model server does when it decides to call a tool: no content, the call, its finish reason.
+            String function = tools.getJsonObject(0).getJsonObject("function").getString("name");
+            choice.put("message", new JsonObject().put("role", "assistant").putNull("content")
+                            .put("tool_calls", new JsonArray().add(new JsonObject().put("id", "call-" + name)
+                                    .put("type", "function").put("function", new JsonObject()
+                                            .put("name", function).put("arguments", "{\"city\":\"Zürich\"}")))))
+                    .put("logprobs", null).put("finish_reason", "tool_calls");
+        } else {
+            choice.put("message", new JsonObject().put("role", "assistant").put("content", text))
+                    .put("finish_reason", "stop");
+        }
         JsonObject reply = new JsonObject()
                 .put("id", "chatcmpl-local")
                 .put("object", "chat.completion")
                 .put("created", System.currentTimeMillis() / 1000)
                 .put("model", json.getString("model"))
-                .put("choices", new JsonArray().add(new JsonObject()
-                        .put("index", 0)
-                        .put("message", new JsonObject().put("role", "assistant").put("content", text))
-                        .put("finish_reason", "stop")))
+                .put("system_fingerprint", "fp-local-" + name)
+                .put("choices", new JsonArray().add(choice))
                 .put("usage", usage(promptTokens));
         request.response().putHeader("Content-Type", "application/json").end(reply.toBuffer());
     }

@@ -19,11 +19,52 @@ import java.util.Optional;
  * wrapped them), a repeated key's last value wins; a negative count, any other type where
  * these fields stand, or anything that is not one JSON object, is {@link Malformed}.
  *
- * @param usage empty when the answer carries no {@code usage} object
+ * <p>It also notes where the top-level {@code model} value stands, so a chat answer can go to the
+ * client as the upstream wrote it (tool calls, finish reason, logprobs, fields this does not know)
+ * with only that value replaced: {@link #withModel}.
+ *
+ * @param text         the first choice's text; "" when the parse was asked not to read it
+ * @param finishReason the first choice's {@code finish_reason} when it is a string, else null
+ * @param usage        empty when the answer carries no {@code usage} object
+ * @param model        where the model value stands; null when the answer names its model more than once
  */
-record UpstreamAnswer(String text, boolean hasChoice, Optional<Usage> usage) {
+record UpstreamAnswer(String text, String finishReason, boolean hasChoice, Optional<Usage> usage, ModelSlot model) {
+
+    /** What the router reads of choices[0]. */
+    private record Choice(String text, String finishReason) {
+        static final Choice NONE = new Choice("", null);
+    }
 
     record Usage(int promptTokens, int completionTokens) {
+    }
+
+    /**
+     * Bytes [from, to) of the answer hold its top-level model value; when it names none, from == to
+     * is just inside its opening brace, where a model field goes in.
+     */
+    record ModelSlot(int from, int to, boolean present) {
+    }
+
+    private static final byte[] MODEL_KEY = "\"model\":".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /**
+     * {@code body} (the bytes this parsed) with its model value replaced by {@code modelValue} (a JSON
+     * value, e.g. {@code "nexus-small"} with its quotes), or put in when it has none; every other
+     * byte as it came. Null when the answer names its model twice: which one a client reads is not
+     * this router's to guess, so such an answer is not passed on as it is.
+     */
+    Buffer withModel(Buffer body, byte[] modelValue) {
+        if (model == null) {
+            return null;
+        }
+        Buffer out = Buffer.buffer(body.length() + modelValue.length + MODEL_KEY.length + 1)
+                .appendBuffer(body, 0, model.from());
+        if (model.present()) {
+            out.appendBytes(modelValue);
+        } else {
+            out.appendBytes(MODEL_KEY).appendBytes(modelValue).appendByte((byte) ',');
+        }
+        return out.appendBuffer(body, model.to(), body.length() - model.to());
     }
 
     /** The answer is not the JSON this reads. */
@@ -36,16 +77,36 @@ record UpstreamAnswer(String text, boolean hasChoice, Optional<Usage> usage) {
     private static final JsonFactory JSON = new JsonFactory();
 
     static UpstreamAnswer parse(Buffer body) throws Malformed {
+        return parse(body, true);
+    }
+
+    /**
+     * @param readText false when the caller passes the answer on as it is and never reads the text:
+     *                 the content is then checked for its type and skipped, not decoded into a String
+     */
+    static UpstreamAnswer parse(Buffer body, boolean readText) throws Malformed {
         byte[] bytes = body.getBytes();
         try (JsonParser p = JSON.createParser(bytes)) {
             expect(p.nextToken(), JsonToken.START_OBJECT, "the answer");
-            String text = "";
+            int inside = (int) p.currentTokenLocation().getByteOffset() + 1;
+            ModelSlot model = new ModelSlot(inside, inside, false);
+            Choice choice = Choice.NONE;
             boolean hasChoice = false;
             Usage usage = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String field = p.currentName();
                 JsonToken value = p.nextToken();
                 switch (field) {
+                    case "model" -> {
+                        int from = (int) p.currentTokenLocation().getByteOffset();
+                        if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
+                            p.skipChildren();
+                        } else {
+                            p.finishToken();
+                        }
+                        int to = (int) p.currentLocation().getByteOffset();
+                        model = model == null || model.present() ? null : new ModelSlot(from, to, true);
+                    }
                     case "choices" -> {
                         if (value == JsonToken.VALUE_NULL) {
                             hasChoice = false;
@@ -53,12 +114,12 @@ record UpstreamAnswer(String text, boolean hasChoice, Optional<Usage> usage) {
                         }
                         expect(value, JsonToken.START_ARRAY, "choices");
                         hasChoice = false;
-                        text = "";
+                        choice = Choice.NONE;
                         JsonToken first = p.nextToken();
                         if (first != JsonToken.END_ARRAY) {
                             expect(first, JsonToken.START_OBJECT, "choices[0]");
                             hasChoice = true;
-                            text = choiceText(p);
+                            choice = choice(p, readText);
                             while (p.nextToken() != JsonToken.END_ARRAY) {
                                 p.skipChildren(); // later choices: the router answers with the first
                             }
@@ -72,17 +133,21 @@ record UpstreamAnswer(String text, boolean hasChoice, Optional<Usage> usage) {
             if (p.nextToken() != null) {
                 throw new Malformed("trailing content after the answer's object");
             }
-            return new UpstreamAnswer(text, hasChoice, Optional.ofNullable(usage));
+            return new UpstreamAnswer(choice.text(), choice.finishReason(), hasChoice, Optional.ofNullable(usage), model);
         } catch (IOException e) { // JsonParseException and truncated input
             throw new Malformed(e.getMessage() != null ? e.getMessage() : e.toString());
         }
     }
 
-    /** Inside choices[0]: message.content if there is a message, else text. Leaves the parser on its END_OBJECT. */
-    private static String choiceText(JsonParser p) throws IOException, Malformed {
+    /**
+     * Inside choices[0]: message.content if there is a message, else text; and finish_reason.
+     * Leaves the parser on its END_OBJECT.
+     */
+    private static Choice choice(JsonParser p, boolean readText) throws IOException, Malformed {
         String content = null;
         boolean hasMessage = false;
         String text = "";
+        String finishReason = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken value = p.nextToken();
@@ -99,17 +164,21 @@ record UpstreamAnswer(String text, boolean hasChoice, Optional<Usage> usage) {
                         String name = p.currentName();
                         JsonToken v = p.nextToken();
                         if (name.equals("content")) {
-                            content = string(p, v, "choices[0].message.content");
+                            content = string(p, v, "choices[0].message.content", readText);
                         } else {
                             p.skipChildren();
                         }
                     }
                 }
-                case "text" -> text = string(p, value, "choices[0].text");
+                case "text" -> text = string(p, value, "choices[0].text", readText);
+                case "finish_reason" -> {
+                    finishReason = value == JsonToken.VALUE_STRING ? p.getText() : null;
+                    p.skipChildren();
+                }
                 default -> p.skipChildren();
             }
         }
-        return hasMessage ? content : text;
+        return new Choice(hasMessage ? content : text, finishReason);
     }
 
     private static Usage usage(JsonParser p, JsonToken value) throws IOException, Malformed {
@@ -128,12 +197,13 @@ record UpstreamAnswer(String text, boolean hasChoice, Optional<Usage> usage) {
         return new Usage(prompt, completion);
     }
 
-    private static String string(JsonParser p, JsonToken value, String where) throws IOException, Malformed {
+    private static String string(JsonParser p, JsonToken value, String where, boolean read)
+            throws IOException, Malformed {
         if (value == JsonToken.VALUE_NULL) {
             return "";
         }
         expect(value, JsonToken.VALUE_STRING, where);
-        return p.getText();
+        return read ? p.getText() : "";
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.nexuscore.tiers.upstream;
 
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.classify.Scorer;
@@ -24,6 +25,7 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -59,6 +61,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     final DeadlineSweep deadlines;
     final EndpointPool pool;
     private final String model;
+    /** The tier's model as a JSON string: what a chat answer's model becomes. */
+    private final byte[] modelValue;
     private final ChatRequestBody requestBody;
     private final Supplier<Thresholds> thresholds;
     private final EventSink events;
@@ -94,6 +98,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         this.upstream = config.upstream().orElseThrow(() -> new IllegalArgumentException(
                 "tiers." + config.tier().label() + " has no upstream configured"));
         this.model = config.model();
+        this.modelValue = ("\"" + new String(JsonStringEncoder.getInstance().quoteAsString(model)) + "\"")
+                .getBytes(StandardCharsets.UTF_8);
         this.requestBody = new ChatRequestBody(upstream.model());
         this.authorization = upstream.apiKey().map(key -> "Bearer " + key).orElse(null);
         this.thresholds = thresholds;
@@ -159,7 +165,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                         return;
                     }
                     try {
-                        result.complete(reply(ar.result(), exchange.endpoint()));
+                        result.complete(reply(ar.result(), exchange.endpoint(), request.chatBody() != null));
                     } catch (TierFailure f) {
                         reported(f, exchange.endpoint());
                         result.completeExceptionally(f);
@@ -237,11 +243,16 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                 .put("detail", why));
     }
 
-    private TierReply reply(Buffer body, UpstreamEndpoint endpoint) {
+    /**
+     * @param chat the client sent a chat request: its answer is the upstream's own, passed on with
+     *             only the model replaced by the tier's (tool calls, finish reason and every other
+     *             field as the model server wrote them); completions and tasks are rendered from its text
+     */
+    private TierReply reply(Buffer body, UpstreamEndpoint endpoint, boolean chat) {
         String where = endpoint == null ? "upstream" : "upstream " + endpoint.display();
         UpstreamAnswer answer;
         try {
-            answer = UpstreamAnswer.parse(body);
+            answer = UpstreamAnswer.parse(body, !chat);
         } catch (UpstreamAnswer.Malformed e) {
             throw new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": upstream answered malformed JSON",
                     where + " answered malformed JSON: " + e.getMessage(), e);
@@ -250,14 +261,26 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
             throw new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": upstream answered without choices",
                     where + " answered without choices", null);
         }
+        Buffer passed = chat ? answer.withModel(body, modelValue) : null;
+        TierReply.Answer asIs = passed == null ? null : new TierReply.Answer(passed, answer.finishReason());
+        String text = chat && asIs == null ? reparsedText(body, where) : answer.text();
         if (answer.usage().isEmpty()) {
             // No usage, no assessment: report the tier itself rather than invent a misroute.
-            return new TierReply(answer.text(), tier, 0, 0, model);
+            return new TierReply(text, tier, TierReply.UNKNOWN_SCORE, 0, 0, model, asIs);
         }
         int prompt = answer.usage().get().promptTokens();
         int completion = answer.usage().get().completionTokens();
         int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
-        return new TierReply(answer.text(), thresholds.get().tierFor(score), score, prompt, completion, model);
+        return new TierReply(text, thresholds.get().tierFor(score), score, prompt, completion, model, asIs);
+    }
+
+    /** The text of an answer that cannot go on as it is (it names its model twice): rendered from it instead. */
+    private String reparsedText(Buffer body, String where) {
+        try {
+            return UpstreamAnswer.parse(body, true).text();
+        } catch (UpstreamAnswer.Malformed e) {
+            throw new IllegalStateException(where + ": an answer that parsed once failed the second time", e);
+        }
     }
 
     @Override

@@ -63,4 +63,38 @@ class UpstreamAnswerTest {
         UpstreamAnswer.Malformed e = assertThrows(UpstreamAnswer.Malformed.class, () -> parse(json));
         assertTrue(e.getMessage().contains(detail), e.getMessage());
     }
+
+    /**
+     * A chat answer goes on as the upstream wrote it with only its model value replaced, whatever
+     * that value is and wherever it stands (multi-byte text before it included), or put in when
+     * there is none; an answer naming its model twice is not passed on (null).
+     */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "`{\"id\":\"é😀\",\"model\":\"up\",\"choices\":[{\"message\":{\"content\":\"x\"}}]}` | `{\"id\":\"é😀\",\"model\":\"nexus-small\",\"choices\":[{\"message\":{\"content\":\"x\"}}]}`",
+        "`{\"choices\":[{\"message\":{\"content\":null,\"tool_calls\":[{\"id\":\"t\"}]},\"finish_reason\":\"tool_calls\"}], \"model\" : \"a\\\"b\" }` | `{\"choices\":[{\"message\":{\"content\":null,\"tool_calls\":[{\"id\":\"t\"}]},\"finish_reason\":\"tool_calls\"}], \"model\" : \"nexus-small\" }`",
+        "`{\"model\":{\"name\":\"x\",\"v\":[1]},\"choices\":[{\"text\":\"t\"}]}` | `{\"model\":\"nexus-small\",\"choices\":[{\"text\":\"t\"}]}`",
+        "`{\"model\":42,\"choices\":[{\"text\":\"t\"}]}` | `{\"model\":\"nexus-small\",\"choices\":[{\"text\":\"t\"}]}`",
+        "`{\"model\":null,\"choices\":[{\"text\":\"t\"}]}` | `{\"model\":\"nexus-small\",\"choices\":[{\"text\":\"t\"}]}`",
+        "` {\"choices\":[{\"text\":\"t\"}]}` | ` {\"model\":\"nexus-small\",\"choices\":[{\"text\":\"t\"}]}`",
+        "`{\"model\":\"a\",\"choices\":[{\"text\":\"t\"}],\"model\":\"b\"}` | ``",
+    })
+    void aChatAnswerKeepsEveryByteButItsModel(String json, String expected) throws Exception {
+        Buffer body = Buffer.buffer(json);
+        byte[] model = "\"nexus-small\"".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        Buffer passed = UpstreamAnswer.parse(body, false).withModel(body, model);
+        assertEquals(expected.isEmpty() ? null : expected, passed == null ? null : passed.toString());
+        assertEquals("", UpstreamAnswer.parse(body, false).text(), "the text is not read when the answer goes on as it is");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "`{\"choices\":[{\"message\":{\"content\":null},\"finish_reason\":\"tool_calls\"},{\"finish_reason\":\"stop\"}]}` | tool_calls",
+        "`{\"choices\":[{\"finish_reason\":\"length\",\"text\":\"t\"}]}` | length",
+        "`{\"choices\":[{\"text\":\"t\",\"finish_reason\":null}]}` | ",
+        "`{\"choices\":[{\"text\":\"t\",\"finish_reason\":{\"odd\":[1]}}],\"model\":\"m\"}` | ",
+    })
+    void readsTheFirstChoicesFinishReasonWhenItIsAString(String json, String reason) throws Exception {
+        assertEquals(reason, parse(json).finishReason());
+    }
 }
