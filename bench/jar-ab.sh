@@ -18,6 +18,9 @@
 #   bash bench/jar-ab.sh 2 /tmp/before.jar target/nexuscore-0.1.0-SNAPSHOT.jar
 # Takes /tmp/nx-bench.lock for the whole run and /tmp/nx-lo.lock while a router is attached to lo;
 # every process started here is stopped by PID, every pin dir removed.
+# BODY=<file> posts that JSON as every request instead of the short chat: a real client's request
+# (bench/data/chat-tools.json: a system prompt, a question and six tool definitions, 3.2 KB) shows
+# what the router's per-byte work (the kernel's scan, the parse, the forward) costs beside nginx.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,11 +52,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat > "$tmp/post.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
-LUA
+body_lua="'{\"model\":\"bench\",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello in five words.\"}]}'"
+body_name="the short chat (84 B)"
+if [ -n "${BODY:-}" ]; then
+  [ -f "$BODY" ] || { echo "bench: no body file at $BODY" >&2; exit 2; }
+  ! grep -q ']==]' "$BODY" || { echo "bench: $BODY holds ]==], which ends the Lua string it goes in" >&2; exit 2; }
+  body_lua="[==[$(cat "$BODY")]==]"
+  body_name="$BODY ($(wc -c < "$BODY") B)"
+fi
+printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = %s\n' "$body_lua" > "$tmp/post.lua"
 point() { # name port pid... (a forwarding target's own processes first, its upstream last)
   local name=$1 url="http://127.0.0.1:$2/v1/chat/completions"; shift 2
   local own=("$@"); [ $# -gt 1 ] && unset 'own[-1]' # preemptions: the proxy's, not its upstream's
@@ -90,7 +97,7 @@ for t in nano small large; do
     \"upstream\": {\"baseUrl\": \"http://127.0.0.1:$bare_port/v1\", \"model\": \"bare\", \"timeoutMs\": 10000}}"
 done
 echo "# $(date -u +%FT%TZ), $(nproc) cores, $rounds rounds, ${warm}s warm-up per router, ${secs}s per point," \
-  "transport ${transport:-auto (router: its default)}; $(head -1 "$tmp/proxy.log")"
+  "transport ${transport:-auto (router: its default)}, body $body_name; $(head -1 "$tmp/proxy.log")"
 for round in $(seq 1 "$rounds"); do
   point bare "$bare_port" "$bare_pid"
   # shellcheck disable=SC2086

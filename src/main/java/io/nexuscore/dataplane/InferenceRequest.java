@@ -38,12 +38,13 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
      * an invalid body is read twice) is decided by {@link #parseTree}, the reference.
      */
     static InferenceRequest parse(Endpoint endpoint, Buffer body, boolean testHooks) {
-        InferenceRequest fast = StreamingRequestParser.parse(endpoint, body, testHooks);
-        InferenceRequest parsed = fast != null ? fast : parseTree(endpoint, body, testHooks);
+        StreamingRequestParser.Parsed fast = StreamingRequestParser.parse(endpoint, body, testHooks);
+        InferenceRequest parsed = fast != null ? fast.request() : parseTree(endpoint, body, testHooks);
         // A chat request goes to an upstream tier as the client wrote it (system prompt, roles, tools,
         // sampling options), only its model changed; test hooks are the router's, not the upstream's.
         return endpoint.kind() == Endpoint.Kind.CHAT && !parsed.simulated()
-                ? new InferenceRequest(parsed.work().withChatBody(body), parsed.stream(), parsed.streamUsage(), parsed.model())
+                ? new InferenceRequest(parsed.work().withChatBody(body, fast != null ? fast.chatFields() : null),
+                        parsed.stream(), parsed.streamUsage(), parsed.model())
                 : parsed;
     }
 

@@ -2,6 +2,7 @@ package io.nexuscore.dataplane;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.nexuscore.tiers.ChatFields;
 import io.nexuscore.tiers.TierRequest;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.jackson.JacksonCodec;
@@ -33,8 +34,15 @@ final class StreamingRequestParser {
         }
     }
 
+    /**
+     * A request the pass took, and for a chat where its fields an upstream tier rewrites stand
+     * (found on the way, so forwarding needs no second pass over the body); null for other endpoints.
+     */
+    record Parsed(InferenceRequest request, ChatFields chatFields) {
+    }
+
     /** The request, or null when the tree parse must decide. */
-    static InferenceRequest parse(Endpoint endpoint, Buffer body, boolean testHooks) {
+    static Parsed parse(Endpoint endpoint, Buffer body, boolean testHooks) {
         if (body.length() == 0 || endpoint.kind() == Endpoint.Kind.MODELS) {
             return null;
         }
@@ -45,9 +53,13 @@ final class StreamingRequestParser {
         }
     }
 
-    private static InferenceRequest read(JsonParser p, Endpoint endpoint, boolean testHooks)
+    private static Parsed read(JsonParser p, Endpoint endpoint, boolean testHooks)
             throws IOException, Declined {
         expect(p.nextToken() == JsonToken.START_OBJECT);
+        int inside = (int) p.currentTokenLocation().getByteOffset() + 1;
+        ChatFields.Span modelAt = null;
+        ChatFields.Span streamAt = null;
+        ChatFields.Span optionsAt = null;
         boolean chat = endpoint.kind() == Endpoint.Kind.CHAT;
         String prompt = null;
         long maxTokens = 0;
@@ -101,25 +113,29 @@ final class StreamingRequestParser {
                 case "stream" -> {
                     seen = once(seen, 64);
                     stream = bool(value);
+                    streamAt = ChatFields.valueSpan(p, value);
                 }
                 case "stream_options" -> {
                     seen = once(seen, 128);
+                    int from = (int) p.currentTokenLocation().getByteOffset();
                     includeUsage = streamOptions(p, value);
+                    optionsAt = new ChatFields.Span(from, (int) p.currentLocation().getByteOffset());
                 }
                 case "model" -> {
                     seen = once(seen, 256);
+                    modelAt = ChatFields.valueSpan(p, value);
                     model = value == JsonToken.VALUE_STRING ? p.getText() : null;
-                    p.skipChildren();
                 }
                 default -> p.skipChildren();
             }
         }
         expect(p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null);
         expect(prompt != null); // messages or prompt missing: the tree names which
-        return new InferenceRequest(
+        InferenceRequest request = new InferenceRequest(
                 new TierRequest(endpoint.task(), prompt, (int) maxTokens,
                         new TierRequest.Simulation((int) simulateMs, simulateAlloc, simulateSpin)),
                 stream, includeUsage, model);
+        return new Parsed(request, chat ? new ChatFields(inside, modelAt, streamAt, optionsAt) : null);
     }
 
     /** Chat messages flattened as the tree does: each a {role: string, content: string or null}, joined by "\n". */

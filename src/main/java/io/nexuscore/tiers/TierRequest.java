@@ -17,9 +17,11 @@ import java.util.Objects;
  * @param chatBody  the client's chat request as it came, for an upstream tier to forward with only
  *                  the model (and the streaming options it needs) changed; null for other
  *                  endpoints and for requests with test hooks
+ * @param chatFields where {@code chatBody}'s model, stream and stream_options stand, when the data
+ *                  plane's parse found them; null when an upstream tier must look for itself
  */
 public record TierRequest(String task, String prompt, int maxTokens, Simulation simulation, AssessmentPolicy policy,
-                          Buffer chatBody) {
+                          Buffer chatBody, ChatFields chatFields) {
 
     public TierRequest {
         Objects.requireNonNull(task, "task");
@@ -33,11 +35,11 @@ public record TierRequest(String task, String prompt, int maxTokens, Simulation 
 
     /** A request judged against the default policy until {@link #judgedBy} says otherwise. */
     public TierRequest(String task, String prompt, int maxTokens, Simulation simulation) {
-        this(task, prompt, maxTokens, simulation, AssessmentPolicy.DEFAULT, null);
+        this(task, prompt, maxTokens, simulation, AssessmentPolicy.DEFAULT, null, null);
     }
 
     public TierRequest(String task, String prompt, int maxTokens, Simulation simulation, AssessmentPolicy policy) {
-        this(task, prompt, maxTokens, simulation, policy, null);
+        this(task, prompt, maxTokens, simulation, policy, null, null);
     }
 
     public static TierRequest of(String task, String prompt) {
@@ -45,12 +47,17 @@ public record TierRequest(String task, String prompt, int maxTokens, Simulation 
     }
 
     public TierRequest judgedBy(AssessmentPolicy inForce) {
-        return new TierRequest(task, prompt, maxTokens, simulation, inForce, chatBody);
+        return new TierRequest(task, prompt, maxTokens, simulation, inForce, chatBody, chatFields);
     }
 
-    /** The same request carrying the client's chat body (see {@code chatBody}). */
+    /** The same request carrying the client's chat body (see {@code chatBody}), its fields not located. */
     public TierRequest withChatBody(Buffer body) {
-        return new TierRequest(task, prompt, maxTokens, simulation, policy, body);
+        return withChatBody(body, null);
+    }
+
+    /** The same request carrying the client's chat body and where its fields stand (null: not located). */
+    public TierRequest withChatBody(Buffer body, ChatFields fields) {
+        return new TierRequest(task, prompt, maxTokens, simulation, policy, body, body == null ? null : fields);
     }
 
     /**

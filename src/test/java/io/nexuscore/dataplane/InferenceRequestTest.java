@@ -3,10 +3,12 @@ package io.nexuscore.dataplane;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.http.ProblemException;
+import io.nexuscore.tiers.ChatFields;
 import io.nexuscore.tiers.TierRequest;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -110,11 +112,19 @@ class InferenceRequestTest {
                         + "\"stream_options\":{\"include_usage\":true},\"temperature\":0.2}",
                 " { \"stream\" : false , \"messages\" : [ { \"content\" : \"\\u00e9t\\u00e9\" , \"role\" : \"user\" } ] } ");
         for (String body : common) {
-            InferenceRequest fast = StreamingRequestParser.parse(CHAT, Buffer.buffer(body), false);
+            StreamingRequestParser.Parsed fast = StreamingRequestParser.parse(CHAT, Buffer.buffer(body), false);
             assertNotNull(fast, body);
-            assertEquals(InferenceRequest.parseTree(CHAT, Buffer.buffer(body), false), fast, body);
+            assertEquals(InferenceRequest.parseTree(CHAT, Buffer.buffer(body), false), fast.request(), body);
+            assertEquals(ChatFields.locate(Buffer.buffer(body)), fast.chatFields(), body);
         }
-        assertEquals("été", StreamingRequestParser.parse(CHAT, Buffer.buffer(common.get(2)), false).work().prompt());
+        assertEquals("été", StreamingRequestParser.parse(CHAT, Buffer.buffer(common.get(2)), false).request().work().prompt());
+        // The second body's fields, where a forward splices: the values' bytes as the client wrote them.
+        String second = common.get(1);
+        ChatFields at = StreamingRequestParser.parse(CHAT, Buffer.buffer(second), false).chatFields();
+        assertEquals("true", second.substring(at.stream().from(), at.stream().to()));
+        assertEquals("{\"include_usage\":true}", second.substring(at.streamOptions().from(), at.streamOptions().to()));
+        assertNull(at.model());
+        assertEquals("{", second.substring(at.inside() - 1, at.inside()));
         assertNotNull(StreamingRequestParser.parse(TASK, Buffer.buffer("{\"prompt\":\"p\",\"simulate_ms\":3}"), true));
         assertNotNull(StreamingRequestParser.parse(COMPLETION, Buffer.buffer("{\"prompt\":\"p\",\"model\":7}"), false));
     }
@@ -166,13 +176,20 @@ class InferenceRequestTest {
             bodies.add("{" + String.join(",", fields) + "}");
         }
         int taken = 0;
+        int located = 0;
         for (String body : bodies) {
             for (Endpoint endpoint : List.of(CHAT, COMPLETION, TASK)) {
                 for (boolean hooks : List.of(true, false)) {
                     Object tree = outcome(() -> InferenceRequest.parseTree(endpoint, Buffer.buffer(body), hooks));
                     Object both = outcome(() -> InferenceRequest.parse(endpoint, Buffer.buffer(body), hooks));
-                    // parse() also hands a chat request's body on for upstream tiers (compared apart, below).
+                    // parse() also hands a chat request's body on for upstream tiers (compared apart, below),
+                    // with where its rewritable fields stand when the streaming pass took it: exactly
+                    // where an upstream tier's own search finds them.
                     Buffer forwarded = both instanceof InferenceRequest r ? r.work().chatBody() : null;
+                    if (both instanceof InferenceRequest r && r.work().chatFields() != null) {
+                        assertEquals(ChatFields.locate(Buffer.buffer(body)), r.work().chatFields(), body);
+                        located++;
+                    }
                     if (both instanceof InferenceRequest r) {
                         both = new InferenceRequest(r.work().withChatBody(null), r.stream(), r.streamUsage(), r.model());
                     }
@@ -184,6 +201,7 @@ class InferenceRequestTest {
             }
         }
         assertTrue(taken > 500, "the streaming pass took only " + taken + " of the generated requests");
+        assertTrue(located > 100, "fields located for only " + located + " chats");
     }
 
     private static void maybe(Random random, List<String> fields, String name, List<String> values, double p) {

@@ -3,6 +3,7 @@ package io.nexuscore.tiers.upstream;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.nexuscore.tiers.ChatFields;
 import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 import java.util.Optional;
@@ -98,14 +99,8 @@ record UpstreamAnswer(String text, String finishReason, boolean hasChoice, Optio
                 JsonToken value = p.nextToken();
                 switch (field) {
                     case "model" -> {
-                        int from = (int) p.currentTokenLocation().getByteOffset();
-                        if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
-                            p.skipChildren();
-                        } else {
-                            p.finishToken();
-                        }
-                        int to = (int) p.currentLocation().getByteOffset();
-                        model = model == null || model.present() ? null : new ModelSlot(from, to, true);
+                        ChatFields.Span at = ChatFields.valueSpan(p, value);
+                        model = model == null || model.present() ? null : new ModelSlot(at.from(), at.to(), true);
                     }
                     case "choices" -> {
                         if (value == JsonToken.VALUE_NULL) {
