@@ -33,7 +33,12 @@ final class ChatRequestBody {
     ChatRequestBody(String model) {
         this.head = ("{\"model\":\"" + new String(JsonStringEncoder.getInstance().quoteAsString(model))
                 + "\",\"messages\":[{\"role\":\"user\",\"content\":\"").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        this.modelValue = ("\"" + new String(JsonStringEncoder.getInstance().quoteAsString(model)) + "\"")
+        this.modelValue = jsonString(model);
+    }
+
+    /** {@code value} as a JSON string, quotes included, in UTF-8: what a spliced model value is. */
+    static byte[] jsonString(String value) {
+        return ("\"" + new String(JsonStringEncoder.getInstance().quoteAsString(value)) + "\"")
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 

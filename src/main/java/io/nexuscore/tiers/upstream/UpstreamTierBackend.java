@@ -1,6 +1,5 @@
 package io.nexuscore.tiers.upstream;
 
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.classify.Scorer;
@@ -25,7 +24,6 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -98,8 +96,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         this.upstream = config.upstream().orElseThrow(() -> new IllegalArgumentException(
                 "tiers." + config.tier().label() + " has no upstream configured"));
         this.model = config.model();
-        this.modelValue = ("\"" + new String(JsonStringEncoder.getInstance().quoteAsString(model)) + "\"")
-                .getBytes(StandardCharsets.UTF_8);
+        this.modelValue = ChatRequestBody.jsonString(model);
         this.requestBody = new ChatRequestBody(upstream.model());
         this.authorization = upstream.apiKey().map(key -> "Bearer " + key).orElse(null);
         this.thresholds = thresholds;
