@@ -39,21 +39,29 @@ public final class EstimatorFeatures {
                     continue;
                 }
                 String prompt = new JsonObject(line).getString("prompt");
-                PromptEstimate.Features f = new PromptEstimate.Features();
                 byte[] string = Json.encode(prompt).getBytes(StandardCharsets.UTF_8);
-                for (int i = 1; i < string.length - 1; i++) { // inside the quotes, as the scan sees it
-                    f.add(string[i] & 0xff);
-                }
                 Map<Integer, Integer> blocks = new TreeMap<>();
                 prompt.codePoints().filter(cp -> cp >= 0x80)
                         .forEach(cp -> blocks.merge(TokenBlocks.blockOf(cp), 1, Integer::sum));
                 StringBuilder row = new StringBuilder(kind).append(',').append(cl100k.countTokensOrdinary(prompt))
                         .append(',').append(PromptEstimate.ofPrompt(prompt).tokens(TokenGain.ONE_Q10))
-                        .append(',').append(f.words).append(',').append(f.secondBlanks).append(',').append(f.punctRuns)
-                        .append(',').append(f.digitRuns).append(',').append(f.letters).append(',');
+                        .append(',').append(count(string, 1, 0, 0, 0, 0)).append(',').append(count(string, 0, 1, 0, 0, 0))
+                        .append(',').append(count(string, 0, 0, 1, 0, 0)).append(',').append(count(string, 0, 0, 0, 1, 0))
+                        .append(',').append(count(string, 0, 0, 0, 0, 1)).append(',');
                 blocks.forEach((block, count) -> row.append(Integer.toHexString(block)).append(':').append(count).append(';'));
                 System.out.println(row);
             }
         }
+    }
+
+    /**
+     * One feature of a JSON string's scan: the scan with that feature's weight 1 and the others' 0
+     * (words, second blanks, punctuation runs, digit runs, letters).
+     */
+    private static long count(byte[] string, int word, int secondBlank, int punctRun, int digitRun, int letter) {
+        PromptEstimate.Features f = new PromptEstimate.Features(
+                PromptEstimate.Features.unitWeights(word, secondBlank, punctRun, digitRun, letter), letter);
+        f.feed(string, 1, string.length - 1, false); // inside the quotes, as the scan sees it
+        return f.unitsQ10;
     }
 }

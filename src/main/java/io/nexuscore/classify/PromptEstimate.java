@@ -87,51 +87,66 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         return new PromptEstimate(bytes * TOKEN_PER_BYTE_Q10, 0, bodyLength > 0);
     }
 
-    /** What {@link #ofPrompt} writes before the prompt: its key and the string's opening quote. */
-    private static final byte[] PROMPT_STRING_START = "\"prompt\":\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    /** What {@link #ofPrompt} counts before the prompt: its key and the string's opening quote. */
+    private static final int PROMPT_STRING_START = "\"prompt\":\"".length();
 
     /** The most of a prompt {@link #ofPrompt} scans; the rest is counted at the rate seen, as past the window. */
     public static final int PROMPT_SCAN_MAX = 16 * 1024;
 
     /**
-     * The estimate of a prompt known as text (the data plane's parse of the body): the same scan over
-     * the prompt alone, written as a JSON string the way clients write it (quotes, backslashes and
-     * control characters escaped, other characters as UTF-8), every byte visible up to
-     * {@link #PROMPT_SCAN_MAX}. Nothing else of the body counts.
+     * The estimate of a prompt known as text (the data plane's parse of the body): the same scan as
+     * over a body {@code {"prompt":"..."}} holding the prompt alone, written as a JSON string the way
+     * clients write it (quotes, backslashes and control characters escaped, other characters as
+     * UTF-8), every byte visible up to {@link #PROMPT_SCAN_MAX}. Nothing else of the body counts.
+     * The scan reads the prompt's UTF-8 (the JDK's encoder) and takes each character a client
+     * escapes as its escape, so the JSON string is never written out.
      */
     public static PromptEstimate ofPrompt(String prompt) {
-        // Only the scanned part is written out; the rest is only measured (a prompt can be a megabyte).
-        StringBuilder visible = new StringBuilder(Math.min(prompt.length(), PROMPT_SCAN_MAX) + 16);
-        long length = PROMPT_STRING_START.length + 1; // and the closing quote
-        for (int i = 0; i < prompt.length(); i++) {
-            char c = prompt.charAt(i);
-            int escaped = escapedLength(c);
-            length += escaped != 0 ? escaped : utf8Bytes(c);
-            if (length > PROMPT_SCAN_MAX) {
-                continue; // past the scanned part only the length counts: nothing is written (or allocated) per char
-            }
-            if (escaped == 0) {
-                visible.append(c);
-            } else if (escaped == 2) {
-                visible.append('\\').append(c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : c);
-            } else {
-                visible.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xf]);
-            }
+        // The whole prompt's UTF-8: the JDK's encoder is faster than a walk over the characters, and
+        // the body holding the prompt is as large and already in memory.
+        byte[] text = prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int cut = scannedPart(text, PROMPT_SCAN_MAX - PROMPT_STRING_START - 1); // the closing quote must fit too
+        Features f = new Features();
+        f.startString(KEYWORD_SCAN_BYTES);
+        f.feed(text, 0, cut, true);
+        long length = PROMPT_STRING_START + f.raw + 1;
+        if (cut == text.length) {
+            return estimate(f, length, length); // the whole string, closing quote included: nothing unseen
         }
-        byte[] key = PROMPT_STRING_START;
-        byte[] text = visible.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        byte[] bytes = java.util.Arrays.copyOf(key, key.length + text.length + 1);
-        System.arraycopy(text, 0, bytes, key.length, text.length);
-        boolean whole = length <= PROMPT_SCAN_MAX;
-        bytes[bytes.length - 1] = (byte) (whole ? '"' : ' ');
-        return scan(bytes, 0, whole ? bytes.length : bytes.length - 1, length);
+        for (int i = cut; i < text.length; i++) {
+            length += escapedBytes(text[i] & 0xff);
+        }
+        return estimate(f, PROMPT_STRING_START + f.raw, length);
     }
 
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
+    /**
+     * How many bytes of the UTF-8 {@code text} a scan of at most {@code budget} bytes of its JSON
+     * string takes: whole characters, each as many bytes as its escape takes.
+     */
+    private static int scannedPart(byte[] text, int budget) {
+        if (text.length <= budget / 6) {
+            return text.length; // no escape is longer than six bytes
+        }
+        long escaped = 0;
+        int cut = 0;
+        for (int i = 0; i < text.length; i++) {
+            int c = text[i] & 0xff;
+            if ((c & 0xc0) != 0x80) { // a character starts here
+                if (escaped > budget) {
+                    return cut;
+                }
+                cut = i;
+            }
+            escaped += escapedBytes(c);
+        }
+        return escaped > budget ? cut : text.length;
+    }
 
-    /** The bytes {@code c} takes as a client's JSON library escapes it inside a string; 0 when it is not escaped. */
-    private static int escapedLength(char c) {
-        return c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' ? 2 : c < 0x20 ? 6 : 0;
+    private static final byte[] HEX = "0123456789abcdef".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
+    /** The bytes a UTF-8 byte takes inside a JSON string as clients write it: 2 or 6 for what they escape. */
+    private static int escapedBytes(int c) {
+        return c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t' ? 2 : c < 0x20 ? 6 : 1;
     }
 
     /** The bytes of {@code prompt} in UTF-8, counted without encoding it. */
@@ -156,7 +171,6 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         Features f = new Features();
         int first = -1; // the first string's start: keywords count in the bytes up to KEYWORD_SCAN_BYTES after it
         int scanEnd = -1; // just past the last string scanned, or end when one ran into it
-        int keywords = 0;
         int from = bodyFrom;
         for (int key = 0; key < PROMPT_STRINGS && from < end; key++) {
             int keyEnd = keyEnd(bytes, from, end);
@@ -171,22 +185,8 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
             if (first < 0) {
                 first = start;
             }
-            f.startString();
-            int window = 0;
-            int closing = -1;
-            for (int i = start; i < end; i++) {
-                int c = bytes[i] & 0xff;
-                if (f.escape == 0 && c == '"') {
-                    closing = i;
-                    break;
-                }
-                f.raw++;
-                if (i - first < KEYWORD_SCAN_BYTES) {
-                    window = ((window << 8) | (c | 0x20)) & 0xffffff;
-                    keywords |= Scorer.keywordBit(window);
-                }
-                f.add(c);
-            }
+            f.startString(Math.max(0, first + KEYWORD_SCAN_BYTES - start));
+            int closing = f.feed(bytes, start, end, false);
             if (closing < 0) {
                 scanEnd = end;
                 break;
@@ -197,11 +197,18 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         if (first < 0) {
             return fromLength(bodyLength);
         }
+        return estimate(f, scanEnd - bodyFrom, bodyLength);
+    }
+
+    /**
+     * The estimate from the features of the strings scanned, the body's first {@code consumed} bytes
+     * (the last string's closing quote included), and the rest counted at the rate seen.
+     */
+    private static PromptEstimate estimate(Features f, long consumed, long bodyLength) {
         long seen = f.tokensQ10();
-        long consumed = scanEnd - bodyFrom;
         long extra = Math.min(EXTRA_MAX, Math.max(0, bodyLength - consumed - TRAILER_ALLOWANCE));
         long q10 = f.raw > 0 ? seen + extra * seen / f.raw : extra * TOKEN_PER_BYTE_Q10;
-        return new PromptEstimate(Math.min(q10, Q10_MAX), keywords, false);
+        return new PromptEstimate(Math.min(q10, Q10_MAX), f.keywords, false);
     }
 
     /**
@@ -222,30 +229,131 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         /** escape: right after the backslash; 4..1: the backslash-u's hex digits still to come. */
         static final int ESCAPE_STARTED = 5;
 
-        long words;
-        long secondBlanks;
-        long punctRuns;
-        long digitRuns;
-        long letters;
+        /** What each unit adds, in 1/1024 tokens, by its class and the two before it (index {@link #history}). */
+        private static final long[] UNIT_Q10 = unitWeights(TOKEN_PER_WORD_Q10, TOKEN_PER_BLANK_RUN_Q10,
+                TOKEN_PER_PUNCT_RUN_Q10, TOKEN_PER_DIGIT_RUN_Q10, TOKEN_PER_LETTER_Q10);
+
+        private final long[] unitQ10;
+        private final long letterQ10;
+        /** The units' weights and the escapes' extra letters, in 1/1024 tokens. */
+        long unitsQ10;
         /** The block weights of the non-ASCII characters seen, in 1/1024 tokens. */
         long charsQ10;
+        /** The bytes of the prompt strings fed, each escape at its written length. */
         long raw;
-        int prev = BREAK;
-        int prev2 = BREAK;
+        /** The classes of the last three units, three bits each, the latest lowest. */
+        int history = BREAK << 3 | BREAK;
         int escape;
         int hexA;
         int hexB;
         /** The lead byte of a three-byte character whose second byte comes next; 0 otherwise. */
         int lead;
+        /** The last three bytes fed to {@link #keyword}, lower-cased, in the string being scanned. */
+        int window;
+        /** KW_BIT_* found so far. */
+        int keywords;
+        /** The bytes still to come that go to the keyword window. */
+        int keywordBytesLeft;
 
-        /** A new prompt string: its first character starts a run, as after the line break the guests join messages with. */
-        void startString() {
-            prev = BREAK;
-            prev2 = BREAK;
+        /**
+         * A new prompt string, whose first {@code keywordBytes} bytes go to the keyword window: its
+         * first character starts a run, as after the line break the guests join messages with.
+         */
+        void startString(int keywordBytes) {
+            history = BREAK << 3 | BREAK;
             lead = 0;
+            window = 0;
+            keywordBytesLeft = keywordBytes;
         }
 
+        /** A byte inside the keyword window: a keyword ends at it when the last three spell one. */
+        private void keyword(int c) {
+            window = slide(window, c);
+            keywords |= Scorer.keywordBit(window);
+        }
+
+        /** The keyword window after byte {@code c}: the last three bytes, ASCII lower-cased. */
+        private static int slide(int window, int c) {
+            return ((window << 8) | (c | 0x20)) & 0xffffff;
+        }
+
+        /**
+         * Feeds the bytes of a prompt string from {@code b[from, end)}. With {@code text} false they
+         * are the string as written (escapes included) and the feed stops at its closing quote,
+         * whose index it returns (-1 when the string runs to {@code end}); with {@code text} true
+         * they are the string's content as UTF-8, each byte a client escapes fed as its escape.
+         * ASCII outside escapes (most bytes) takes a loop over locals: the fields' loads and stores
+         * per byte cost more than the rest of the work. Every other byte goes through {@link #add}.
+         */
+        int feed(byte[] b, int from, int end, boolean text) {
+            long[] weights = unitQ10;
+            byte[] classes = ASCII_CLASS;
+            int h = history;
+            long units = unitsQ10;
+            int keywordLeft = keywordBytesLeft;
+            int w = window;
+            long expanded = 0; // escapes' bytes beyond the one they stand for
+            boolean plain = escape == 0 && lead == 0;
+            int i = from;
+            for (; i < end; i++) {
+                int c = b[i] & 0xff;
+                if (plain && c >= 0x20 && c < 0x80 && c != '\\' && c != '"') {
+                    if (keywordLeft > 0) { // as keyword(c) does
+                        keywordLeft--;
+                        w = slide(w, c);
+                        keywords |= Scorer.keywordBit(w);
+                    }
+                    h = (h << 3 | classes[c]) & 0x1ff;
+                    units += weights[h];
+                    continue;
+                }
+                if (!text && escape == 0 && c == '"') {
+                    break;
+                }
+                history = h;
+                unitsQ10 = units;
+                keywordBytesLeft = keywordLeft;
+                window = w;
+                if (text && escapedBytes(c) > 1) {
+                    expanded += addEscaped(c) - 1;
+                } else {
+                    add(c);
+                }
+                h = history;
+                units = unitsQ10;
+                keywordLeft = keywordBytesLeft;
+                w = window;
+                plain = escape == 0 && lead == 0;
+            }
+            history = h;
+            unitsQ10 = units;
+            keywordBytesLeft = keywordLeft;
+            window = w;
+            raw += i - from + expanded;
+            return i < end ? i : -1;
+        }
+
+        /** Feeds the escape a client writes for {@code c}; returns its length. */
+        private int addEscaped(int c) {
+            add('\\');
+            if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t') {
+                add(c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : c);
+                return 2;
+            }
+            add('u');
+            add('0');
+            add('0');
+            add(HEX[c >> 4]);
+            add(HEX[c & 0xf]);
+            return 6;
+        }
+
+        /** The next byte of a prompt string (its closing quote excluded). */
         void add(int c) {
+            if (keywordBytesLeft > 0) {
+                keywordBytesLeft--;
+                keyword(c);
+            }
             int pendingLead = lead;
             lead = 0;
             if (escape == ESCAPE_STARTED) {
@@ -261,7 +369,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
                 escape = 3;
             } else if (escape == 3) {
                 hexB = c;
-                letters += hexA == '0' && c >= '0' && c <= '7' ? 1 : 2; // below U+0800: two UTF-8 bytes
+                unitsQ10 += letterQ10 * (hexA == '0' && c >= '0' && c <= '7' ? 1 : 2); // below U+0800: two UTF-8 bytes
                 escape = 2;
             } else if (escape == 2) {
                 charsQ10 += TokenBlocks.weightQ10(hexValue(hexA) << 6 | hexValue(hexB) << 2 | hexValue(c) >> 2);
@@ -282,9 +390,20 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
                     charsQ10 += TokenBlocks.weightQ10((pendingLead & 0x0f) << 6 | (c & 0x3f));
                 }
             } else {
-                int lower = c | 0x20;
-                unit(lower >= 'a' && lower <= 'z' ? LETTER : c >= '0' && c <= '9' ? DIGIT : c == ' ' ? BLANK : PUNCT);
+                unit(ASCII_CLASS[c]);
             }
+        }
+
+        /** The class of each ASCII byte outside an escape: letters, digits, the blank; the rest is punctuation. */
+        private static final byte[] ASCII_CLASS = asciiClasses();
+
+        private static byte[] asciiClasses() {
+            byte[] classes = new byte[0x80];
+            for (int c = 0; c < classes.length; c++) {
+                int lower = c | 0x20;
+                classes[c] = (byte) (lower >= 'a' && lower <= 'z' ? LETTER : c >= '0' && c <= '9' ? DIGIT : c == ' ' ? BLANK : PUNCT);
+            }
+            return classes;
         }
 
         /** A hex digit's value; anything else counts as 0 (a malformed escape still ends four bytes on). */
@@ -293,24 +412,54 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
             return c >= '0' && c <= '9' ? c - '0' : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : 0;
         }
 
-        private void unit(int cls) {
-            if (cls == LETTER) {
-                letters++;
-                words += prev != LETTER ? 1 : 0;
-            } else if (cls == DIGIT) {
-                digitRuns += prev != DIGIT ? 1 : 0;
-            } else if (cls == PUNCT) {
-                punctRuns += prev != PUNCT ? 1 : 0;
-            } else if (cls == BLANK) {
-                secondBlanks += prev == BLANK && prev2 != BLANK ? 1 : 0;
+        /** The scan as the estimate weighs it. */
+        Features() {
+            this(UNIT_Q10, TOKEN_PER_LETTER_Q10);
+        }
+
+        /**
+         * A scan whose units weigh {@code unitQ10} (from {@link #unitWeights}) and whose escapes'
+         * extra letters weigh {@code letterQ10}: with one feature's weight 1 and the others' 0, it
+         * counts that feature (the estimator's fit).
+         */
+        Features(long[] unitQ10, long letterQ10) {
+            this.unitQ10 = unitQ10;
+            this.letterQ10 = letterQ10;
+        }
+
+        /**
+         * The weight of a unit of each class after each pair of classes: a letter starting a run is a
+         * word, digits and punctuation count per run, a blank counts when it is the second of its run,
+         * every letter counts.
+         */
+        static long[] unitWeights(long word, long secondBlank, long punctRun, long digitRun, long letter) {
+            long[] weights = new long[1 << 9];
+            for (int prev2 = 0; prev2 <= PUNCT; prev2++) {
+                for (int prev = 0; prev <= PUNCT; prev++) {
+                    for (int cls = 0; cls <= PUNCT; cls++) {
+                        boolean fresh = prev != cls;
+                        weights[prev2 << 6 | prev << 3 | cls] = cls == LETTER ? letter + (fresh ? word : 0)
+                                : cls == DIGIT ? (fresh ? digitRun : 0)
+                                : cls == PUNCT ? (fresh ? punctRun : 0)
+                                : cls == BLANK && prev == BLANK && prev2 != BLANK ? secondBlank : 0;
+                    }
+                }
             }
-            prev2 = prev;
-            prev = cls;
+            return weights;
+        }
+
+        /**
+         * One character (or UTF-8 byte) of class {@code cls}: a table lookup, no branch on the class
+         * (text changes class every few bytes, and a mispredicted branch per change cost more than
+         * the rest of the scan).
+         */
+        private void unit(int cls) {
+            history = (history << 3 | cls) & 0x1ff;
+            unitsQ10 += unitQ10[history];
         }
 
         long tokensQ10() {
-            return TOKEN_PER_WORD_Q10 * words + TOKEN_PER_BLANK_RUN_Q10 * secondBlanks + TOKEN_PER_PUNCT_RUN_Q10 * punctRuns
-                    + TOKEN_PER_DIGIT_RUN_Q10 * digitRuns + TOKEN_PER_LETTER_Q10 * letters + charsQ10;
+            return unitsQ10 + charsQ10;
         }
     }
 

@@ -282,4 +282,73 @@ class PromptEstimateTest {
         String emoji = "😀é東".repeat(10);
         assertEquals(PromptEstimate.utf8Length(emoji), emoji.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
     }
+
+    /** Random text of the kinds prompts hold: ASCII words, escapes clients write, Latin-1, CJK, emoji, lone surrogates. */
+    private static String randomPrompt(java.util.Random random, int chars) {
+        String[] pieces = {"word", " ", "  ", "42", ",", "\"", "\\", "\n", "\t", "\r", "\u0007", "\u0000", "é", "ß",
+            "東京", "😀", "\ud800", "\udfff", "sum", "Ref", "GEN", "analyse", "\u00e9", "/", "\u2028"};
+        StringBuilder prompt = new StringBuilder();
+        while (prompt.length() < chars) {
+            prompt.append(pieces[random.nextInt(pieces.length)]);
+        }
+        return prompt.toString();
+    }
+
+    /** ofPrompt, which reads the prompt's UTF-8 and takes escapes as it goes, against the scan of the body a client writes. */
+    @Test
+    void ofPromptEqualsTheClientBodysScanOnRandomPrompts() {
+        java.util.Random random = new java.util.Random(20261204);
+        for (int round = 0; round < 2000; round++) {
+            String prompt = randomPrompt(random, random.nextInt(400));
+            byte[] body = clientBody(prompt);
+            PromptEstimate expected = PromptEstimate.scan(body, 0, body.length, body.length);
+            PromptEstimate own = PromptEstimate.ofPrompt(prompt);
+            assertEquals(expected.tokensQ10(), own.tokensQ10(), prompt);
+            assertEquals(expected.keywordBits(), own.keywordBits(), prompt);
+        }
+    }
+
+    /** A plain prompt longer than the scan: exactly its first PROMPT_SCAN_MAX bytes scanned, the rest counted at the rate seen. */
+    @Test
+    void aLongPlainPromptIsCutWhereTheScanEnds() {
+        String prompt = "Explain the difference between 3 and 4 apples, please. ".repeat(400); // 22,400 bytes
+        byte[] body = clientBody(prompt); // {"prompt":"...
+        long promptString = "\"prompt\":\"".length() + prompt.length() + 1L;
+        PromptEstimate expected = PromptEstimate.scan(body, 1, PromptEstimate.PROMPT_SCAN_MAX, promptString);
+        assertEquals(expected.tokensQ10(), PromptEstimate.ofPrompt(prompt).tokensQ10());
+    }
+
+    /**
+     * The scan's loop over plain ASCII (locals, a table per byte) against the scan's definition,
+     * {@code Features.add} byte by byte, on random bytes: escapes, UTF-8 and plain text mixed, and
+     * cut at random places (a string ending inside an escape or a character).
+     */
+    @Test
+    void theFastLoopCountsWhatAddCountsByteByByte() {
+        java.util.Random random = new java.util.Random(42);
+        for (int round = 0; round < 2000; round++) {
+            byte[] string = randomPrompt(random, random.nextInt(300)).getBytes(StandardCharsets.UTF_8);
+            int end = random.nextInt(string.length + 1);
+            int keywordBytes = random.nextInt(80);
+            PromptEstimate.Features fast = new PromptEstimate.Features();
+            fast.startString(keywordBytes);
+            fast.feed(string, 0, end, true);
+            PromptEstimate.Features reference = new PromptEstimate.Features();
+            reference.startString(keywordBytes);
+            for (int i = 0; i < end; i++) {
+                byte[] escape = io.vertx.core.json.Json.encode(new String(string, i, 1, StandardCharsets.ISO_8859_1))
+                        .getBytes(StandardCharsets.ISO_8859_1);
+                int c = string[i] & 0xff;
+                if (c < 0x80) { // as a client escapes it, without the quotes
+                    for (int k = 1; k < escape.length - 1; k++) {
+                        reference.add(escape[k] & 0xff);
+                    }
+                } else {
+                    reference.add(c);
+                }
+            }
+            assertEquals(reference.tokensQ10(), fast.tokensQ10(), "round " + round);
+            assertEquals(reference.keywords, fast.keywords, "round " + round);
+        }
+    }
 }
