@@ -46,6 +46,8 @@ final class StreamSummary {
     private JsonObject usage;
     /** The upstream's usage chunk (or its last chunk): id, object, created and model for the summary. */
     private JsonObject template;
+    /** The first choice's finish_reason, from the first chunk that names one (traces only); null before. */
+    private String finishReason;
     private boolean summarized;
 
     /**
@@ -105,7 +107,7 @@ final class StreamSummary {
         int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
         String model = template == null ? null : template.getString("model");
         return Optional.of(new TierReply("", resolution.thresholds().tierFor(score), score, prompt, completion,
-                model == null ? "" : model));
+                model == null ? "" : model, new TierReply.Answer(null, finishReason)));
     }
 
     /**
@@ -150,9 +152,13 @@ final class StreamSummary {
             out.appendBuffer(event);
             return;
         }
-        if (data.contains("\"usage\"")) {
+        boolean names = finishReason == null && namesFinishReason(data);
+        if (names || data.contains("\"usage\"")) {
             try {
                 JsonObject json = new JsonObject(data);
+                if (names) {
+                    finishReason = firstFinishReason(json);
+                }
                 JsonObject reported = json.getJsonObject("usage");
                 // Counts that are no counts: passed through untouched, and no assessment from them.
                 if (reported != null && count(reported.getValue("prompt_tokens")) >= 0
@@ -169,6 +175,23 @@ final class StreamSummary {
             }
         }
         out.appendBuffer(event);
+    }
+
+    /**
+     * True when the event may carry a finish reason: every chunk has a {@code finish_reason} key, null
+     * until the last, so only a string value (written compactly or with a blank after the colon, as
+     * model servers write JSON) makes the chunk worth parsing.
+     */
+    private static boolean namesFinishReason(String data) {
+        return data.contains("\"finish_reason\":\"") || data.contains("\"finish_reason\": \"");
+    }
+
+    /** The first choice's finish_reason when it is a string, else null. */
+    private static String firstFinishReason(JsonObject chunk) {
+        JsonArray choices = chunk.getValue("choices") instanceof JsonArray array ? array : null;
+        Object first = choices == null || choices.isEmpty() ? null : choices.getValue(0);
+        return first instanceof JsonObject choice && choice.getValue("finish_reason") instanceof String reason
+                ? reason : null;
     }
 
     private void summary(Buffer out) {

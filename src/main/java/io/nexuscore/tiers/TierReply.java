@@ -23,7 +23,8 @@ public record TierReply(String text, Tier observedTier, int observedScore, int p
     public static final int UNKNOWN_SCORE = -1;
 
     /**
-     * @param body         the answer as the client gets it
+     * @param body         the answer as the client gets it; null for a streamed answer, whose events
+     *                     went to the client as they came
      * @param finishReason its first choice's finish_reason, null when it gives none
      */
     public record Answer(Buffer body, String finishReason) {

@@ -117,4 +117,22 @@ class StreamSummaryTest {
         assertEquals(Integer.MAX_VALUE, summary.reply().orElseThrow().completionTokens());
         assertEquals(Tier.LARGE, summary.reply().orElseThrow().observedTier());
     }
+
+    /** The first reason a chunk names is the answer's (traces); the nulls before it are not parsed for it. */
+    @Test
+    void theFirstFinishReasonNamedIsTheAnswers() {
+        String toolCall = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"m\","
+                + "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\": \"tool_calls\"}]}\n\n";
+        String later = toolCall.replace("tool_calls", "stop");
+        String withNull = CHUNK.replace("}}]}", "},\"finish_reason\":null}]}");
+        StreamSummary summary = new StreamSummary(ASSIGNED, false);
+        String out = byteByByte(summary, withNull + toolCall + later + USAGE + DONE);
+        assertEquals(withNull + toolCall + later + DONE, out, "the chunks pass as they came, the usage-only one dropped");
+        assertEquals("tool_calls", summary.reply().orElseThrow().answer().finishReason());
+        assertEquals(null, summary.reply().orElseThrow().answer().body());
+
+        StreamSummary none = new StreamSummary(ASSIGNED, false);
+        byteByByte(none, withNull + USAGE + DONE);
+        assertEquals(null, none.reply().orElseThrow().answer().finishReason(), "null is no reason");
+    }
 }

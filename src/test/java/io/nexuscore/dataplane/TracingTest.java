@@ -224,6 +224,9 @@ class TracingTest {
         assertEquals(reply.header(HEADER_ASSIGNED_TIER), attr(span, SpanAttributes.ASSIGNED_TIER));
         assertTrue(span.hasEnded());
         assertTrue(span.getStartEpochNanos() >= before - 1_000_000_000L, "started with this request");
+        // The reason the upstream's last content chunk names, not one the router makes up.
+        assertTrue(reply.body().toString().contains("\"finish_reason\":\"length\""), reply.body().toString());
+        assertEquals(List.of("length"), attr(span, SpanAttributes.RESPONSE_FINISH_REASONS));
     }
 
     @Test

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Answers {@code POST /{name}/v1/chat/completions}: the first path segment names the caller (so one
  * server can back several tiers and tests see which one was called). The reply text is
  * {@code "served by {name}"}; usage counts prompt tokens as content bytes / 4 and one completion
- * token. {@code stream: true} gets three SSE chunks, a usage chunk when
+ * token. {@code stream: true} gets three SSE chunks (the last with finish_reason "length"), a usage chunk when
  * {@code stream_options.include_usage} asks for it, and {@code [DONE]}.
  * {@link #hold()} parks requests until {@link #release()}, for deadline and queue tests.
  */
@@ -204,8 +204,12 @@ public final class LocalOpenAiServer {
         int promptTokens = prompt.length() / 4;
         if (json.getBoolean("stream", false)) {
             request.response().setChunked(true).putHeader("Content-Type", "text/event-stream");
-            for (String piece : new String[] {"served ", "by ", name}) {
-                request.response().write(Buffer.buffer("data: " + chunk(json, piece).encode() + "\n\n"));
+            // As model servers stream: every chunk's choice has a finish_reason, null until the last.
+            String[] pieces = {"served ", "by ", name};
+            for (int i = 0; i < pieces.length; i++) {
+                JsonObject chunk = chunk(json, pieces[i]);
+                chunk.getJsonArray("choices").getJsonObject(0).put("finish_reason", i == pieces.length - 1 ? "length" : null);
+                request.response().write(Buffer.buffer("data: " + chunk.encode() + "\n\n"));
             }
             JsonObject options = json.getJsonObject("stream_options");
             if (options != null && options.getBoolean("include_usage", false)) {
