@@ -336,7 +336,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         /** Feeds the escape a client writes for {@code c}; returns its length. */
         private int addEscaped(int c) {
             add('\\');
-            if (c == '"' || c == '\\' || c == '\n' || c == '\r' || c == '\t') {
+            if (escapedBytes(c) == 2) {
                 add(c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : c);
                 return 2;
             }
