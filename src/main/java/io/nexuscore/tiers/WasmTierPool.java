@@ -123,9 +123,10 @@ public final class WasmTierPool implements TierBackend {
      */
     public static WasmTierPool start(TierConfig config, MeterRegistry registry) {
         checkFits(config);
+        long tickMs = WasmEngine.deadlineTickMs(config.deadlineMs());
         WasmEngine engine = switch (config.engine()) {
-            case CHICORY -> new ChicoryEngine();
-            case WASMTIME -> new WasmtimeEngine();
+            case CHICORY -> new ChicoryEngine(tickMs);
+            case WASMTIME -> new WasmtimeEngine(tickMs);
         };
         try {
             return new WasmTierPool(config, engine, loadModule(config), registry);

@@ -28,8 +28,8 @@ import java.util.function.Supplier;
  * Chicory, pure Java. Modules are compiled to JVM bytecode once, when the pool starts (Chicory's
  * run-time compiler, {@link MachineFactoryCompiler}); instances share the generated classes.
  * Memory is a Java byte array, so a ceiling can be at most {@link Memory#RUNTIME_MAX_PAGES} pages.
- * Deadlines: one watchdog thread per engine looks at the running calls every {@link #DEADLINE_TICK_MS}
- * ms and interrupts the threads of those past their deadline; Chicory's compiled code checks the
+ * Deadlines: one watchdog thread per engine looks at the running calls every tick (see
+ * {@link WasmEngine#deadlineTickMs}) and interrupts the threads of those past their deadline; Chicory's compiled code checks the
  * interrupt flag and throws {@link ChicoryInterruptedException}. (A timer scheduled per call woke a
  * thread on every call and left each cancelled task queued until its deadline: at 20k calls/s that
  * was one context switch per call and ~40k dead tasks in the heap.)
@@ -39,16 +39,25 @@ public final class ChicoryEngine implements WasmEngine {
     /** 32767 pages = 2,147,418,112 bytes: the largest byte array Chicory will allocate. */
     public static final int MAX_MEMORY_PAGES = Memory.RUNTIME_MAX_PAGES;
 
-    /** Deadline granularity: a call is interrupted at most this long after its deadline. */
-    public static final long DEADLINE_TICK_MS = 2;
-
     private final Set<ChicoryInstance> live = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
-    private final Thread watchdog = startWatchdog();
+    private final Thread watchdog;
 
-    private Thread startWatchdog() {
+    /** An engine whose watchdog ticks at the finest granularity (tests, benches). */
+    public ChicoryEngine() {
+        this(FINEST_DEADLINE_TICK_MS);
+    }
+
+    /** @param deadlineTickMs a call is interrupted at most this long after its deadline */
+    public ChicoryEngine(long deadlineTickMs) {
+        if (deadlineTickMs <= 0) {
+            throw new IllegalArgumentException("chicory: deadline tick must be positive, not " + deadlineTickMs + " ms");
+        }
+        this.watchdog = startWatchdog(TimeUnit.MILLISECONDS.toNanos(deadlineTickMs));
+    }
+
+    private Thread startWatchdog(long tick) {
         Thread t = new Thread(() -> {
-            long tick = TimeUnit.MILLISECONDS.toNanos(DEADLINE_TICK_MS);
             while (!closed) {
                 LockSupport.parkNanos(tick);
                 long now = System.nanoTime();

@@ -22,8 +22,8 @@ import java.util.function.Supplier;
 
 /**
  * wasmtime through wasmtime-java 0.19 (wasmtime 7, JNI). Memories up to the full wasm32 4 GiB.
- * Deadlines use epoch interruption: a ticker thread advances the engine's epoch every
- * {@link #TICK_MS} ms and each call sets its store's deadline in ticks, so a runaway guest traps
+ * Deadlines use epoch interruption: a ticker thread advances the engine's epoch every tick (see
+ * {@link WasmEngine#deadlineTickMs}) and each call sets its store's deadline in ticks, so a runaway guest traps
  * within one tick of its deadline. No fuel and no store limiter in this binding: the memory ceiling
  * is the imported memory's maximum.
  */
@@ -31,18 +31,29 @@ public final class WasmtimeEngine implements WasmEngine {
 
     /** 65536 pages = 4 GiB, the whole wasm32 address space. */
     public static final int MAX_MEMORY_PAGES = 65_536;
-    static final long TICK_MS = 2;
     /** Deadline in ticks used outside calls (instantiation): effectively never. */
     private static final long NO_DEADLINE_TICKS = 1L << 40;
     private static final MemoryIO MEMORY_IO = MemoryIO.getInstance();
 
     private final Engine engine;
     private final Thread ticker;
+    /** The epoch's period, fixed for the engine's life: deadlines in flight are counted in it. */
+    private final long tickMs;
     /** The longest deadline, in ticks, any call has set: how far interruptAll must advance the epoch. */
     private final AtomicLong longestDeadlineTicks = new AtomicLong();
     private volatile boolean closed;
 
+    /** An engine whose epoch ticks at the finest granularity (tests, benches). */
     public WasmtimeEngine() {
+        this(FINEST_DEADLINE_TICK_MS);
+    }
+
+    /** @param deadlineTickMs the epoch's period: a call traps at most this long after its deadline */
+    public WasmtimeEngine(long deadlineTickMs) {
+        if (deadlineTickMs <= 0) {
+            throw new IllegalArgumentException("wasmtime: deadline tick must be positive, not " + deadlineTickMs + " ms");
+        }
+        this.tickMs = deadlineTickMs;
         try (Config config = new Config()) {
             config.epochInterruption(true);
             // Every memory up to 4 GiB is then a static memory: reserved once, it never moves, so the
@@ -59,7 +70,7 @@ public final class WasmtimeEngine implements WasmEngine {
     private void tick() {
         while (!closed) {
             try {
-                Thread.sleep(TICK_MS);
+                Thread.sleep(tickMs);
             } catch (InterruptedException e) {
                 return;
             }
@@ -301,9 +312,9 @@ public final class WasmtimeEngine implements WasmEngine {
         @Override
         public <T> T withDeadline(long deadlineMs, Supplier<T> body) {
             host.resetCall();
-            // The epoch advances every TICK_MS: round up, plus one tick because the current tick has
+            // The epoch advances every tickMs: round up, plus one tick because the current tick has
             // already partly elapsed.
-            long ticks = (deadlineMs + TICK_MS - 1) / TICK_MS + 1;
+            long ticks = (deadlineMs + tickMs - 1) / tickMs + 1;
             longestDeadlineTicks.accumulateAndGet(ticks, Math::max);
             store.setEpochDeadline(ticks);
             this.deadlineMs = deadlineMs;
