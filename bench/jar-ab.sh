@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/B of router builds on the upstream path, kernel mode by default, peers in the same rounds:
+# A/B of router builds on the upstream path (or the Wasm path, TARGET=wasm), kernel mode by default, peers in the same rounds:
 #   each round measures bare, nginx → bare and vertx-proxy → bare, then every given router jar in
 #   turn (started fresh, its tiers forwarding to bare, warmed WARM seconds at c=64, measured SECONDS
 #   at c=64 with wrk), printing req/s, P50, the servers' CPU per request (user and sys from /proc;
@@ -8,7 +8,7 @@
 # On a noisy machine one pair of load runs cannot show a change worth a few per cent: run several
 # rounds and read the pairs, not one line.
 #
-# Usage: bench/jar-ab.sh ROUNDS JAR...      env: SECONDS_PER_POINT=8 WARM=60 MODES=kernel TRANSPORT=auto
+# Usage: bench/jar-ab.sh ROUNDS JAR...      env: SECONDS_PER_POINT=8 WARM=60 MODES=kernel TRANSPORT=auto TARGET=upstream
 # TRANSPORT (auto, io_uring, epoll) is the I/O engine of every jar and of the Vert.x peers; a jar
 # built before dataPlane.transport existed runs on epoll whatever it says (and refuses the setting:
 # leave TRANSPORT unset for such jars).
@@ -18,6 +18,9 @@
 #   bash bench/jar-ab.sh 2 /tmp/before.jar target/nexuscore-0.1.0-SNAPSHOT.jar
 # Takes /tmp/nx-bench.lock for the whole run and /tmp/nx-lo.lock while a router is attached to lo;
 # every process started here is stopped by PID, every pin dir removed.
+# TARGET=wasm measures the Wasm path instead: every jar on its default tiers (nano answered by the
+# Chicory nano pool), peers bare and inline (the data plane over an in-process tier) in the same
+# rounds, each point at c=64 and at c=1 (the issue's two Wasm targets).
 # BODY=<file> posts that JSON as every request instead of the short chat: a real client's request
 # (bench/data/chat-tools.json: a system prompt, a question and six tool definitions, 3.2 KB) shows
 # what the router's per-byte work (the kernel's scan, the parse, the forward) costs beside nginx.
@@ -61,8 +64,10 @@ if [ -n "${BODY:-}" ]; then
   body_name="$BODY ($(wc -c < "$BODY") B)"
 fi
 printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = %s\n' "$body_lua" > "$tmp/post.lua"
+target=${TARGET:-upstream}
+case $target in upstream|wasm) ;; *) echo "bench: TARGET is upstream or wasm, not '$target'" >&2; exit 2 ;; esac
 point() { # name port pid... (a forwarding target's own processes first, its upstream last)
-  local name=$1 url="http://127.0.0.1:$2/v1/chat/completions"; shift 2
+  local name=$1 port=$2 url="http://127.0.0.1:$2/v1/chat/completions"; shift 2
   local own=("$@"); [ $# -gt 1 ] && unset 'own[-1]' # preemptions: the proxy's, not its upstream's
   wrk -t1 -c64 -d3s -s "$tmp/post.lua" "$url" > /dev/null
   local before after p0 p1; before=$(cpu_split "$@"); p0=$(preemptions "${own[@]}")
@@ -75,34 +80,56 @@ point() { # name port pid... (a forwarding target's own processes first, its ups
        split(a, x, " "); split(b, y, " "); u = n ? (y[1] - x[1]) * 1e6 / hz / n : 0; s = n ? (y[2] - x[2]) * 1e6 / hz / n : 0
        printf "cpu_us_per_req=%.1f (user %.1f sys %.1f)", u + s, u, s }')" \
     "$(awk -v a="$p0" -v b="$p1" -v n="$n" 'BEGIN { print n ? (b - a) / n : 0 }')"
+  [ "$target" = wasm ] && point_c1 "$name" "$url"
+  return 0
+}
+point_c1() { # name url: one connection, P50 and rate (the Wasm target's second figure)
+  wrk -t1 -c1 -d"${secs}s" --latency -s "$tmp/post.lua" "$2" > "$tmp/wrk1.out"
+  printf "%-44s c=1  rps=%-7s p50=%s\n" "$1" "$(awk '/^Requests\/sec/ { printf "%.0f", $2 }' "$tmp/wrk1.out")" \
+    "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk1.out")"
 }
 
 bare_port=$(free_port)
 java -Dnexus.transport="${transport:-auto}" -cp "$cp" io.nexuscore.bench.BareServer "$bare_port" 2 > "$tmp/bare.log" 2>&1 &
 bare_pid=$!; pids+=("$bare_pid"); wait_port "$bare_port" "$bare_pid"
-proxy_port=$(free_port)
-java -Dnexus.transport="${transport:-auto}" -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" 2 > "$tmp/proxy.log" 2>&1 &
-proxy_pid=$!; pids+=("$proxy_pid"); wait_port "$proxy_port" "$proxy_pid"
-nginx_port=$(free_port); mkdir -p "$tmp/nginx"
-nginx_proxy_conf "$tmp/nginx" "$nginx_port" "$bare_port" 2
-nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
-nginx_pid=$!; pids+=("$nginx_pid"); wait_port "$nginx_port" "$nginx_pid"
-nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
-for port in "$bare_port" "$proxy_port"; do
+if [ "$target" = upstream ]; then
+  proxy_port=$(free_port)
+  java -Dnexus.transport="${transport:-auto}" -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" 2 > "$tmp/proxy.log" 2>&1 &
+  proxy_pid=$!; pids+=("$proxy_pid"); wait_port "$proxy_port" "$proxy_pid"
+  nginx_port=$(free_port); mkdir -p "$tmp/nginx"
+  nginx_proxy_conf "$tmp/nginx" "$nginx_port" "$bare_port" 2
+  nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
+  nginx_pid=$!; pids+=("$nginx_pid"); wait_port "$nginx_port" "$nginx_pid"
+  nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
+  peer_ports=("$bare_port" "$proxy_port")
+else
+  inline_port=$(free_port)
+  java -Dnexus.transport="${transport:-auto}" -cp "$cp" io.nexuscore.bench.InlineRouter "$inline_port" 2 > "$tmp/proxy.log" 2>&1 &
+  inline_pid=$!; pids+=("$inline_pid"); wait_port "$inline_port" "$inline_pid"
+  peer_ports=("$bare_port" "$inline_port")
+fi
+for port in "${peer_ports[@]}"; do
   wrk -t1 -c64 -d20s -s "$tmp/post.lua" "http://127.0.0.1:$port/v1/chat/completions" > /dev/null
 done
 tiers=""
 for t in nano small large; do
+  [ "$target" = wasm ] && break # the default tiers: nano and small on Chicory, large on wasmtime
   tiers+="${tiers:+, }\"$t\": {\"model\": \"nexus-$t\", \"instances\": 64, \"queueCapacity\": 4096,
     \"upstream\": {\"baseUrl\": \"http://127.0.0.1:$bare_port/v1\", \"model\": \"bare\", \"timeoutMs\": 10000}}"
 done
+tiers_field=""
+[ -n "$tiers" ] && tiers_field=", \"tiers\": { $tiers }"
 echo "# $(date -u +%FT%TZ), $(nproc) cores, $rounds rounds, ${warm}s warm-up per router, ${secs}s per point," \
   "transport ${transport:-auto (router: its default)}, body $body_name; $(head -1 "$tmp/proxy.log")"
 for round in $(seq 1 "$rounds"); do
   point bare "$bare_port" "$bare_pid"
-  # shellcheck disable=SC2086
-  point "nginx -> upstream" "$nginx_port" "$nginx_pid" $nginx_workers "$bare_pid"
-  point "vertx-proxy -> upstream" "$proxy_port" "$proxy_pid" "$bare_pid"
+  if [ "$target" = upstream ]; then
+    # shellcheck disable=SC2086
+    point "nginx -> upstream" "$nginx_port" "$nginx_pid" $nginx_workers "$bare_pid"
+    point "vertx-proxy -> upstream" "$proxy_port" "$proxy_pid" "$bare_pid"
+  else
+    point "inline" "$inline_port" "$inline_pid"
+  fi
   i=0
   for jar in "$@"; do
     for mode in $modes; do
@@ -111,9 +138,10 @@ for round in $(seq 1 "$rounds"); do
       cat > "$tmp/router.json" <<JSON
 {"dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": 2$transport_field},
  "control": {"port": $control_port, "stateFile": "$tmp/state-$i.json"},
- "kernel": {"mode": "$mode", "pinDir": "$pin_dir", "interfaces": ["lo"]},
- "tiers": { $tiers }}
+ "kernel": {"mode": "$mode", "pinDir": "$pin_dir", "interfaces": ["lo"]}$tiers_field}
 JSON
+      router_label="-> upstream"; upstream_pid=$bare_pid
+      if [ "$target" = wasm ]; then router_label="(Wasm tiers)"; upstream_pid=""; fi
       (
         exec 9> /tmp/nx-lo.lock; flock 9
         java -jar "$jar" --config "$tmp/router.json" > "$tmp/router-$i.log" 2>&1 &
@@ -123,7 +151,8 @@ JSON
         for _ in $(seq 1 100); do grep -q "data plane on" "$tmp/router-$i.log" && break; sleep 0.1; done
         grep -q "$mode mode" "$tmp/router-$i.log" || { echo "bench: $jar did not start in $mode mode" >&2; exit 1; }
         wrk -t1 -c64 -d"${warm}s" -s "$tmp/post.lua" "http://127.0.0.1:$data_port/v1/chat/completions" > /dev/null
-        point "router $i ($(basename "$jar"), $mode) -> upstream" "$data_port" "$pid" "$bare_pid"
+        # shellcheck disable=SC2086
+        point "router $i ($(basename "$jar"), $mode) $router_label" "$data_port" "$pid" $upstream_pid
       )
     done
   done
