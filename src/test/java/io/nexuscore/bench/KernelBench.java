@@ -2,6 +2,7 @@ package io.nexuscore.bench;
 
 import com.sun.net.httpserver.HttpServer;
 import io.nexuscore.bpf.BpfProgram;
+import io.nexuscore.bpf.EmptyPrograms;
 import io.nexuscore.bpf.KernelDataPath;
 import io.nexuscore.bpf.KernelTestSupport;
 import io.nexuscore.bpf.KernelVerdicts;
@@ -17,6 +18,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -68,6 +70,11 @@ public final class KernelBench {
                 + new String(greekBytes, java.nio.charset.StandardCharsets.ISO_8859_1) + "\"}]}";
         heads.put("chat, 250 B Greek prompt in the segment",
                 chatHead + "Content-Length: " + greekBody.length() + "\r\n\r\n" + greekBody);
+        // What the real-traffic phase sends (curl --data-binary of 400 B): its test_run figure beside
+        // its figure under real traffic shows what a cold cache adds.
+        heads.put("real-traffic request (POST, 400 B form body)", "POST /v1/tasks/summarize HTTP/1.1\r\nHost: 169.254.1.1:8080\r\n"
+                + "User-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Length: 400\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\n\r\n" + "x".repeat(400));
         heads.put("not scored (binary payload)", "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc");
 
         KernelDataPath kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(PORT));
@@ -108,8 +115,8 @@ public final class KernelBench {
 
     /** ns per run of one program between two readings of the statistics. */
     private static double meanBetween(List<ProgramStats> before, List<ProgramStats> after, String program) {
-        ProgramStats b = before.stream().filter(s -> s.program().equals(program)).findFirst().orElseThrow();
-        ProgramStats a = after.stream().filter(s -> s.program().equals(program)).findFirst().orElseThrow();
+        ProgramStats b = find(before, program);
+        ProgramStats a = find(after, program);
         long runs = a.runCount() - b.runCount();
         return runs == 0 ? 0 : (double) (a.runTimeNs() - b.runTimeNs()) / runs;
     }
@@ -209,7 +216,14 @@ public final class KernelBench {
                 elapsed / (double) calls, cpu / (double) calls, allocated / (double) calls);
     }
 
-    /** run_time_ns / run_cnt per program while curl sends {@code requests} keep-alive requests through a veth. */
+    /** The floor's object, built by bench/kernel-bench.sh from bench/bpf/nexus_empty.bpf.c. */
+    private static final Path EMPTY_PROGRAMS = Path.of("target/bench-bpf/nexus_empty.bpf.o");
+
+    /**
+     * run_time_ns / run_cnt per program while curl sends {@code requests} keep-alive requests through a
+     * veth: the router's programs, then, with the same traffic, two programs that do nothing (the
+     * floor: what bpf_stats reports for any program on this interface and machine).
+     */
     private static void realTraffic(int requests) throws Exception {
         Path pinDir = KernelTestSupport.uniquePinDir();
         try (VethNetns veth = VethNetns.create()) {
@@ -221,49 +235,96 @@ public final class KernelBench {
             });
             server.start();
             AutoCloseable stats = KernelDataPath.enableStats(); // fd-scoped: off again when closed
-            KernelDataPath kernel = KernelDataPath.load(new KernelConfig(KernelConfig.Mode.KERNEL, pinDir,
-                    List.of(veth.hostInterface), KernelConfig.XdpMode.GENERIC), KernelTestSupport.DEFAULT_SCORING, Set.of(PORT));
             try {
                 String url = "http://" + veth.hostAddress.getHostAddress() + ":" + PORT + "/v1/tasks/summarize";
                 List<String> command = new ArrayList<>(List.of("curl", "-s", "-o", "/dev/null", "--data-binary", "x".repeat(400)));
-                int batch = 500; // URLs per curl: one keep-alive connection each
-                for (int i = 0; i < batch; i++) {
+                for (int i = 0; i < TRAFFIC_BATCH; i++) {
                     command.add(url);
                 }
-                List<double[]> batchMeans = new ArrayList<>(); // per curl batch: ns/run of XDP, of the TC chain
-                long start = System.nanoTime();
-                for (int sent = 0; sent < requests; sent += batch) {
-                    List<ProgramStats> before = kernel.programStats();
-                    veth.inNamespace(command.toArray(String[]::new));
-                    List<ProgramStats> after = kernel.programStats();
-                    batchMeans.add(new double[] {meanBetween(before, after, KernelDataPath.XDP_PROGRAM),
-                        meanBetween(before, after, KernelDataPath.TC_CLASSIFY_PROGRAM)});
+                KernelDataPath kernel = KernelDataPath.load(new KernelConfig(KernelConfig.Mode.KERNEL, pinDir,
+                        List.of(veth.hostInterface), KernelConfig.XdpMode.GENERIC), KernelTestSupport.DEFAULT_SCORING, Set.of(PORT));
+                Traffic ours;
+                try {
+                    ours = send(veth, command, requests, kernel::programStats, KernelDataPath.XDP_PROGRAM,
+                            KernelDataPath.TC_CLASSIFY_PROGRAM);
+                    System.out.printf("%nreal traffic: %,d HTTP requests over veth in %.1f s (BPF_ENABLE_STATS), %d batches of %d%n",
+                            requests, ours.seconds, ours.xdpBatches.length, TRAFFIC_BATCH);
+                    System.out.printf("%-20s %12s %12s %10s %12s %12s%n", "program", "run_cnt", "run_time_ns", "ns/run",
+                            "batch P50", "batch min");
+                    ours.print();
+                    System.out.printf("%-20s %s%n", KernelDataPath.TC_POLICY_PROGRAM + ", " + KernelDataPath.TC_MARK_PROGRAM,
+                            "(tail-called: their time is in nexus_tc_classify's)");
+                    System.out.printf("tier counters: %s%n", kernel.tierCounters().counts());
+                } finally {
+                    KernelTestSupport.dispose(kernel);
                 }
-                double seconds = (System.nanoTime() - start) / 1e9;
-                System.out.printf("%nreal traffic: %,d HTTP requests over veth in %.1f s (BPF_ENABLE_STATS), %d batches of %d%n",
-                        requests, seconds, batchMeans.size(), batch);
-                System.out.printf("%-20s %12s %12s %10s %12s %12s%n", "program", "run_cnt", "run_time_ns", "ns/run",
-                        "batch P50", "batch min");
-                for (ProgramStats s : kernel.programStats()) {
-                    if (s.program().equals(KernelDataPath.TC_POLICY_PROGRAM) || s.program().equals(KernelDataPath.TC_MARK_PROGRAM)) {
-                        System.out.printf("%-20s %s%n", s.program(), "(tail-called: its time is in nexus_tc_classify's)");
-                    } else {
-                        int column = s.program().equals(KernelDataPath.XDP_PROGRAM) ? 0 : 1;
-                        double[] means = batchMeans.stream().mapToDouble(m -> m[column]).sorted().toArray();
-                        System.out.printf("%-20s %,12d %,12d %10.0f %12.0f %12.0f%n", s.program(), s.runCount(), s.runTimeNs(),
-                                s.meanRunNs(), means[means.length / 2], means[0]);
-                    }
+                if (!Files.isRegularFile(EMPTY_PROGRAMS)) {
+                    System.out.println("(no floor measured: " + EMPTY_PROGRAMS + " is missing; bench/kernel-bench.sh builds it)");
+                    return;
                 }
-                System.out.println("(batch P50, min: ns/run over each curl batch; this VM's vCPUs have slow phases lasting seconds)");
-                System.out.println("(run_cnt counts every packet on the interface: SYNs, ACKs and requests)");
-                System.out.printf("tier counters: %s%n", kernel.tierCounters().counts());
+                Traffic floor;
+                try (EmptyPrograms empty = EmptyPrograms.attach(EMPTY_PROGRAMS, veth.hostInterface)) {
+                    floor = send(veth, command, requests, empty::stats, EmptyPrograms.XDP_PROGRAM, EmptyPrograms.TC_PROGRAM);
+                }
+                System.out.printf("floor, the same traffic through programs that do nothing (%.1f s):%n", floor.seconds);
+                floor.print();
+                System.out.printf("router's programs above the floor: XDP %+.0f ns/run (batch P50 %+.0f), TC chain %+.0f (batch P50 %+.0f)%n",
+                        ours.xdp.meanRunNs() - floor.xdp.meanRunNs(), median(ours.xdpBatches) - median(floor.xdpBatches),
+                        ours.tc.meanRunNs() - floor.tc.meanRunNs(), median(ours.tcBatches) - median(floor.tcBatches));
             } finally {
                 stats.close();
                 server.stop(0);
-                KernelTestSupport.dispose(kernel);
             }
         } finally {
             KernelDataPath.removePins(pinDir);
         }
+        System.out.println("(batch P50, min: ns/run over each curl batch; this VM's vCPUs have slow phases lasting seconds)");
+        System.out.println("(run_cnt counts every packet on the interface: SYNs, ACKs and requests)");
+    }
+
+    /** URLs per curl run: one keep-alive connection each. */
+    private static final int TRAFFIC_BATCH = 500;
+
+    /** One program pair's figures over a traffic run: totals and each curl batch's ns/run. */
+    private record Traffic(ProgramStats xdp, ProgramStats tc, double[] xdpBatches, double[] tcBatches, double seconds) {
+        void print() {
+            for (ProgramStats s : List.of(xdp, tc)) {
+                double[] batches = s == xdp ? xdpBatches : tcBatches;
+                System.out.printf("%-20s %,12d %,12d %10.0f %12.0f %12.0f%n", s.program(), s.runCount(), s.runTimeNs(),
+                        s.meanRunNs(), median(batches), batches[0]);
+            }
+        }
+    }
+
+    private static Traffic send(VethNetns veth, List<String> command, int requests,
+                                java.util.function.Supplier<List<ProgramStats>> stats, String xdpName, String tcName) {
+        List<ProgramStats> first = stats.get();
+        List<double[]> batchMeans = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int sent = 0; sent < requests; sent += TRAFFIC_BATCH) {
+            List<ProgramStats> before = stats.get();
+            veth.inNamespace(command.toArray(String[]::new));
+            List<ProgramStats> after = stats.get();
+            batchMeans.add(new double[] {meanBetween(before, after, xdpName), meanBetween(before, after, tcName)});
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        List<ProgramStats> last = stats.get();
+        double[] xdp = batchMeans.stream().mapToDouble(m -> m[0]).sorted().toArray();
+        double[] tc = batchMeans.stream().mapToDouble(m -> m[1]).sorted().toArray();
+        return new Traffic(delta(first, last, xdpName), delta(first, last, tcName), xdp, tc, seconds);
+    }
+
+    private static ProgramStats find(List<ProgramStats> stats, String program) {
+        return stats.stream().filter(s -> s.program().equals(program)).findFirst().orElseThrow();
+    }
+
+    private static ProgramStats delta(List<ProgramStats> before, List<ProgramStats> after, String program) {
+        ProgramStats a = find(after, program);
+        ProgramStats b = find(before, program);
+        return new ProgramStats(program, a.id(), a.runTimeNs() - b.runTimeNs(), a.runCount() - b.runCount());
+    }
+
+    private static double median(double[] sorted) {
+        return sorted[sorted.length / 2];
     }
 }
