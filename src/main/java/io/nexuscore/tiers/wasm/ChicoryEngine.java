@@ -50,10 +50,7 @@ public final class ChicoryEngine implements WasmEngine {
 
     /** @param deadlineTickMs a call is interrupted at most this long after its deadline */
     public ChicoryEngine(long deadlineTickMs) {
-        if (deadlineTickMs <= 0) {
-            throw new IllegalArgumentException("chicory: deadline tick must be positive, not " + deadlineTickMs + " ms");
-        }
-        this.watchdog = startWatchdog(TimeUnit.MILLISECONDS.toNanos(deadlineTickMs));
+        this.watchdog = startWatchdog(TimeUnit.MILLISECONDS.toNanos(WasmEngine.positiveTick("chicory", deadlineTickMs)));
     }
 
     private Thread startWatchdog(long tick) {

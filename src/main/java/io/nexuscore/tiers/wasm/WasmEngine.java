@@ -26,6 +26,14 @@ public interface WasmEngine extends AutoCloseable {
         return Math.max(FINEST_DEADLINE_TICK_MS, Math.min(COARSEST_DEADLINE_TICK_MS, deadlineMs / TICKS_PER_DEADLINE));
     }
 
+    /** {@code tickMs} when positive; else an IllegalArgumentException naming the engine. */
+    static long positiveTick(String engine, long tickMs) {
+        if (tickMs <= 0) {
+            throw new IllegalArgumentException(engine + ": deadline tick must be positive, not " + tickMs + " ms");
+        }
+        return tickMs;
+    }
+
     /** Lower-case engine name, for logs and metric tags. */
     String name();
 

@@ -50,10 +50,7 @@ public final class WasmtimeEngine implements WasmEngine {
 
     /** @param deadlineTickMs the epoch's period: a call traps at most this long after its deadline */
     public WasmtimeEngine(long deadlineTickMs) {
-        if (deadlineTickMs <= 0) {
-            throw new IllegalArgumentException("wasmtime: deadline tick must be positive, not " + deadlineTickMs + " ms");
-        }
-        this.tickMs = deadlineTickMs;
+        this.tickMs = WasmEngine.positiveTick("wasmtime", deadlineTickMs);
         try (Config config = new Config()) {
             config.epochInterruption(true);
             // Every memory up to 4 GiB is then a static memory: reserved once, it never moves, so the
