@@ -67,7 +67,7 @@ printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nw
 target=${TARGET:-upstream}
 case $target in upstream|wasm) ;; *) echo "bench: TARGET is upstream or wasm, not '$target'" >&2; exit 2 ;; esac
 point() { # name port pid... (a forwarding target's own processes first, its upstream last)
-  local name=$1 port=$2 url="http://127.0.0.1:$2/v1/chat/completions"; shift 2
+  local name=$1 url="http://127.0.0.1:$2/v1/chat/completions"; shift 2
   local own=("$@"); [ $# -gt 1 ] && unset 'own[-1]' # preemptions: the proxy's, not its upstream's
   wrk -t1 -c64 -d3s -s "$tmp/post.lua" "$url" > /dev/null
   local before after p0 p1; before=$(cpu_split "$@"); p0=$(preemptions "${own[@]}")

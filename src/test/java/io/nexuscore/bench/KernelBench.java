@@ -113,13 +113,6 @@ public final class KernelBench {
 
     private static final int RUNS = 10;
 
-    /** ns per run of one program between two readings of the statistics. */
-    private static double meanBetween(List<ProgramStats> before, List<ProgramStats> after, String program) {
-        ProgramStats b = find(before, program);
-        ProgramStats a = find(after, program);
-        long runs = a.runCount() - b.runCount();
-        return runs == 0 ? 0 : (double) (a.runTimeNs() - b.runTimeNs()) / runs;
-    }
 
     /**
      * Verdict reads from Java: B holds its slot, A shares B's slot and was moved to the LRU fallback
@@ -258,19 +251,11 @@ public final class KernelBench {
                 } finally {
                     KernelTestSupport.dispose(kernel);
                 }
-                if (!Files.isRegularFile(EMPTY_PROGRAMS)) {
+                if (Files.isRegularFile(EMPTY_PROGRAMS)) {
+                    floorBeside(ours, veth, command, requests);
+                } else {
                     System.out.println("(no floor measured: " + EMPTY_PROGRAMS + " is missing; bench/kernel-bench.sh builds it)");
-                    return;
                 }
-                Traffic floor;
-                try (EmptyPrograms empty = EmptyPrograms.attach(EMPTY_PROGRAMS, veth.hostInterface)) {
-                    floor = send(veth, command, requests, empty::stats, EmptyPrograms.XDP_PROGRAM, EmptyPrograms.TC_PROGRAM);
-                }
-                System.out.printf("floor, the same traffic through programs that do nothing (%.1f s):%n", floor.seconds);
-                floor.print();
-                System.out.printf("router's programs above the floor: XDP %+.0f ns/run (batch P50 %+.0f), TC chain %+.0f (batch P50 %+.0f)%n",
-                        ours.xdp.meanRunNs() - floor.xdp.meanRunNs(), median(ours.xdpBatches) - median(floor.xdpBatches),
-                        ours.tc.meanRunNs() - floor.tc.meanRunNs(), median(ours.tcBatches) - median(floor.tcBatches));
             } finally {
                 stats.close();
                 server.stop(0);
@@ -280,6 +265,19 @@ public final class KernelBench {
         }
         System.out.println("(batch P50, min: ns/run over each curl batch; this VM's vCPUs have slow phases lasting seconds)");
         System.out.println("(run_cnt counts every packet on the interface: SYNs, ACKs and requests)");
+    }
+
+    /** The same traffic through programs that do nothing, and the router's programs' figures above it. */
+    private static void floorBeside(Traffic ours, VethNetns veth, List<String> command, int requests) {
+        Traffic floor;
+        try (EmptyPrograms empty = EmptyPrograms.attach(EMPTY_PROGRAMS, veth.hostInterface)) {
+            floor = send(veth, command, requests, empty::stats, EmptyPrograms.XDP_PROGRAM, EmptyPrograms.TC_PROGRAM);
+        }
+        System.out.printf("floor, the same traffic through programs that do nothing (%.1f s):%n", floor.seconds);
+        floor.print();
+        System.out.printf("router's programs above the floor: XDP %+.0f ns/run (batch P50 %+.0f), TC chain %+.0f (batch P50 %+.0f)%n",
+                ours.xdp.meanRunNs() - floor.xdp.meanRunNs(), median(ours.xdpBatches) - median(floor.xdpBatches),
+                ours.tc.meanRunNs() - floor.tc.meanRunNs(), median(ours.tcBatches) - median(floor.tcBatches));
     }
 
     /** URLs per curl run: one keep-alive connection each. */
@@ -305,7 +303,7 @@ public final class KernelBench {
             List<ProgramStats> before = stats.get();
             veth.inNamespace(command.toArray(String[]::new));
             List<ProgramStats> after = stats.get();
-            batchMeans.add(new double[] {meanBetween(before, after, xdpName), meanBetween(before, after, tcName)});
+            batchMeans.add(new double[] {delta(before, after, xdpName).meanRunNs(), delta(before, after, tcName).meanRunNs()});
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         List<ProgramStats> last = stats.get();

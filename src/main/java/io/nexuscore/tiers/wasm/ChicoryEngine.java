@@ -29,8 +29,8 @@ import java.util.function.Supplier;
  * run-time compiler, {@link MachineFactoryCompiler}); instances share the generated classes.
  * Memory is a Java byte array, so a ceiling can be at most {@link Memory#RUNTIME_MAX_PAGES} pages.
  * Deadlines: one watchdog thread per engine looks at the running calls every tick (see
- * {@link WasmEngine#deadlineTickMs}) and interrupts the threads of those past their deadline; Chicory's compiled code checks the
- * interrupt flag and throws {@link ChicoryInterruptedException}. (A timer scheduled per call woke a
+ * {@link WasmEngine#deadlineTickMs}) and interrupts the threads of those past their deadline;
+ * Chicory's compiled code checks the interrupt flag and throws {@link ChicoryInterruptedException}. (A timer scheduled per call woke a
  * thread on every call and left each cancelled task queued until its deadline: at 20k calls/s that
  * was one context switch per call and ~40k dead tasks in the heap.)
  */

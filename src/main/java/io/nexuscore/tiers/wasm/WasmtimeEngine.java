@@ -23,8 +23,8 @@ import java.util.function.Supplier;
 /**
  * wasmtime through wasmtime-java 0.19 (wasmtime 7, JNI). Memories up to the full wasm32 4 GiB.
  * Deadlines use epoch interruption: a ticker thread advances the engine's epoch every tick (see
- * {@link WasmEngine#deadlineTickMs}) and each call sets its store's deadline in ticks, so a runaway guest traps
- * within one tick of its deadline. No fuel and no store limiter in this binding: the memory ceiling
+ * {@link WasmEngine#deadlineTickMs}) and each call sets its store's deadline in ticks, so a runaway
+ * guest traps within one tick of its deadline. No fuel and no store limiter in this binding: the memory ceiling
  * is the imported memory's maximum.
  */
 public final class WasmtimeEngine implements WasmEngine {
