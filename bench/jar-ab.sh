@@ -24,6 +24,15 @@
 # BODY=<file> posts that JSON as every request instead of the short chat: a real client's request
 # (bench/data/chat-tools.json: a system prompt, a question and six tool definitions, 3.2 KB) shows
 # what the router's per-byte work (the kernel's scan, the parse, the forward) costs beside nginx.
+# PROFILE_DIR=<dir> profiles the c=64 point of each router and of the Java peer beside it (vertx-proxy,
+# or inline for TARGET=wasm) with async-profiler (CPU, every 200 µs, Java, native and kernel frames,
+# fetched from Maven Central on first use) into <dir>/router-<jar number>-round-<round>.collapsed
+# (vertx-proxy-round-<round>, inline-round-<round>), the requests served meanwhile in a .requests file
+# beside it: bench/profile-summary.py turns two of them into µs of CPU per request per frame (an A/B
+# that the rate's noise cannot hide), bench/jfr-flame.py into a flame graph. Profiling costs the
+# profiled point a few per cent of its rate.
+# JFR_DIR=<dir> records each router's measured points with JFR (profile settings, from the end of
+# its warm-up to its exit) into <dir>/router-<jar number>-round-<round>.jfr; bench/jfr-flame.py folds it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,9 +52,15 @@ transport=${TRANSPORT:-}
 transport_field=""
 [ -n "$transport" ] && transport_field=", \"transport\": \"$transport\""
 
+[ -n "${JFR_DIR:-}" ] && mkdir -p "$JFR_DIR" && JFR_DIR=$(cd "$JFR_DIR" && pwd)
+[ -n "${PROFILE_DIR:-}" ] && mkdir -p "$PROFILE_DIR" && PROFILE_DIR=$(cd "$PROFILE_DIR" && pwd)
+
 source scripts/build-lib.sh
 source bench/bench-lib.sh
 cp=$(nx_bench_classpath io.nexuscore.bench.BareServer)
+profiler=""
+[ -n "${PROFILE_DIR:-}" ] && profiler=$(async_profiler)
+profile_out="" # set while a profiled point runs under PROFILE_DIR: where its profile goes
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -70,10 +85,20 @@ point() { # name port pid... (a forwarding target's own processes first, its ups
   local name=$1 url="http://127.0.0.1:$2/v1/chat/completions"; shift 2
   local own=("$@"); [ $# -gt 1 ] && unset 'own[-1]' # preemptions: the proxy's, not its upstream's
   wrk -t1 -c64 -d3s -s "$tmp/post.lua" "$url" > /dev/null
-  local before after p0 p1; before=$(cpu_split "$@"); p0=$(preemptions "${own[@]}")
+  local before after p0 p1 prof_pid=""; before=$(cpu_split "$@"); p0=$(preemptions "${own[@]}")
+  if [ -n "$profile_out" ]; then # the profile covers the measured run from about its first second
+    java -jar "$profiler" profiler -e cpu -i 200us -d $((secs - 1)) -o collapsed -f "$profile_out.collapsed" "$1" \
+      > "$profile_out.log" 2>&1 &
+    prof_pid=$!
+  fi
   wrk -t1 -c64 -d"${secs}s" --latency -s "$tmp/post.lua" "$url" > "$tmp/wrk.out"
   after=$(cpu_split "$@"); p1=$(preemptions "${own[@]}")
   local n; n=$(awk '/requests in/ { print $1 }' "$tmp/wrk.out")
+  if [ -n "$prof_pid" ]; then
+    wait "$prof_pid" || { echo "bench: async-profiler failed:" >&2; cat "$profile_out.log" >&2; }
+    # requests served while the profiler ran: the rate times its seconds
+    awk -v s=$((secs - 1)) '/^Requests\/sec/ { printf "%d\n", $2 * s }' "$tmp/wrk.out" > "$profile_out.requests"
+  fi
   printf "%-44s c=64 rps=%-7s p50=%-9s %s preempted_per_req=%.2f\n" "$name" \
     "$(awk '/^Requests\/sec/ { printf "%.0f", $2 }' "$tmp/wrk.out")" "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.out")" \
     "$(awk -v a="$before" -v b="$after" -v hz="$(getconf CLK_TCK)" -v n="$n" 'BEGIN {
@@ -126,10 +151,13 @@ for round in $(seq 1 "$rounds"); do
   if [ "$target" = upstream ]; then
     # shellcheck disable=SC2086
     point "nginx -> upstream" "$nginx_port" "$nginx_pid" $nginx_workers "$bare_pid"
+    [ -n "${PROFILE_DIR:-}" ] && profile_out="$PROFILE_DIR/vertx-proxy-round-$round"
     point "vertx-proxy -> upstream" "$proxy_port" "$proxy_pid" "$bare_pid"
   else
+    [ -n "${PROFILE_DIR:-}" ] && profile_out="$PROFILE_DIR/inline-round-$round"
     point "inline" "$inline_port" "$inline_pid"
   fi
+  profile_out=""
   i=0
   for jar in "$@"; do
     for mode in $modes; do
@@ -144,7 +172,9 @@ JSON
       if [ "$target" = wasm ]; then router_label="(Wasm tiers)"; upstream_pid=""; fi
       (
         exec 9> /tmp/nx-lo.lock; flock 9
-        java -jar "$jar" --config "$tmp/router.json" > "$tmp/router-$i.log" 2>&1 &
+        jfr=()
+        [ -n "${JFR_DIR:-}" ] && jfr=("-XX:StartFlightRecording=delay=${warm}s,filename=$JFR_DIR/router-$i-round-$round.jfr,settings=profile")
+        java "${jfr[@]}" -jar "$jar" --config "$tmp/router.json" > "$tmp/router-$i.log" 2>&1 &
         pid=$!
         trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$pin_dir"' EXIT
         wait_port "$data_port" "$pid" || { tail -20 "$tmp/router-$i.log" >&2; exit 1; }
@@ -152,6 +182,7 @@ JSON
         grep -q "$mode mode" "$tmp/router-$i.log" || { echo "bench: $jar did not start in $mode mode" >&2; exit 1; }
         wrk -t1 -c64 -d"${warm}s" -s "$tmp/post.lua" "http://127.0.0.1:$data_port/v1/chat/completions" > /dev/null
         # shellcheck disable=SC2086
+        [ -n "${PROFILE_DIR:-}" ] && profile_out="$PROFILE_DIR/router-$i-round-$round"
         point "router $i ($(basename "$jar"), $mode) $router_label" "$data_port" "$pid" $upstream_pid
       )
     done

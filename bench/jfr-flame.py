@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""JFR recording -> CPU flame graph (self-contained SVG, hover for names and shares).
+"""JFR recording (or async-profiler collapsed stacks) -> CPU flame graph (self-contained SVG, hover
+for names and shares).
 
 Reads the recording's jdk.ExecutionSample events (threads running Java code, sampled every 10-20 ms
 under the JDK's "profile" settings) with the JDK's own `jfr print --json`, folds the stacks, keeps
 only threads whose name starts with one of --threads (default: the event loops and tier workers),
 and draws the classic icicle-free flame graph: root at the bottom, width = share of samples.
 
-Usage: bench/jfr-flame.py RECORDING.jfr OUT.svg [--title T] [--threads prefix,prefix] [--folded OUT.txt]
+A file ending in .collapsed is read as async-profiler's collapsed stacks instead (`-o collapsed`,
+every thread of the process, kernel frames marked _[k] and drawn in blue): what bench/jar-ab.sh's
+PROFILE_DIR records. --threads does not apply to it (collapsed stacks carry no thread names).
+
+Usage: bench/jfr-flame.py RECORDING.jfr|STACKS.collapsed OUT.svg [--title T] [--threads prefix,prefix] [--folded OUT.txt]
 """
 import argparse
 import collections
@@ -53,8 +58,27 @@ def depth(node):
     return 1 + max((depth(c) for c in node["c"].values()), default=0)
 
 
+def collapsed_stacks(path):
+    """async-profiler's collapsed stacks, Java frames shortened to Class.method as the JFR path does."""
+    counts = collections.Counter()
+    with open(path) as f:
+        for line in f:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            if stack:
+                counts[";".join(short(fr) for fr in stack.split(";"))] += int(n)
+    return counts
+
+
+def short(frame):
+    if "/" in frame and not frame.endswith("_[k]"):
+        return frame.rsplit("/", 1)[-1]
+    return frame
+
+
 def colour(name):
     h = sum(map(ord, name)) % 60
+    if name.endswith("_[k]"):
+        return f"rgb({90 + h},{150 + h},230)"
     if name.split(".")[0][:1].islower():
         return "rgb(200,200,200)"
     return f"rgb({205 + h // 2},{80 + h * 2},{40 + h})"
@@ -102,7 +126,10 @@ def main():
     p.add_argument("--folded")
     a = p.parse_args()
     prefixes = [t for t in a.threads.split(",") if t]
-    counts = folded_stacks(a.recording, prefixes)
+    if a.recording.endswith(".collapsed"):
+        counts = collapsed_stacks(a.recording)
+    else:
+        counts = folded_stacks(a.recording, prefixes)
     if a.folded:
         with open(a.folded, "w") as f:
             for stack, n in counts.most_common():
