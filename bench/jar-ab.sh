@@ -181,8 +181,8 @@ JSON
         for _ in $(seq 1 100); do grep -q "data plane on" "$tmp/router-$i.log" && break; sleep 0.1; done
         grep -q "$mode mode" "$tmp/router-$i.log" || { echo "bench: $jar did not start in $mode mode" >&2; exit 1; }
         wrk -t1 -c64 -d"${warm}s" -s "$tmp/post.lua" "http://127.0.0.1:$data_port/v1/chat/completions" > /dev/null
-        # shellcheck disable=SC2086
         [ -n "${PROFILE_DIR:-}" ] && profile_out="$PROFILE_DIR/router-$i-round-$round"
+        # shellcheck disable=SC2086
         point "router $i ($(basename "$jar"), $mode) $router_label" "$data_port" "$pid" $upstream_pid
       )
     done
