@@ -22,6 +22,9 @@ import java.util.Set;
  * @param fallback         the tier that serves this tier's requests when its queue is full or none of
  *                         its upstream endpoints is admitted (one hop: the fallback's own fallback is
  *                         not followed)
+ * @param eventLoopBudgetMs above 0: a request accepted on an event loop is answered by that loop's own
+ *                         guest instance, no queue and no thread hop, and handed to the workers when the
+ *                         call runs past this many ms (0: every call on the workers; Chicory only)
  */
 public record TierConfig(
         Tier tier,
@@ -35,13 +38,16 @@ public record TierConfig(
         List<Integer> cpus,
         Optional<UpstreamConfig> upstream,
         long maxQueueWaitMs,
-        Optional<Tier> fallback) {
+        Optional<Tier> fallback,
+        long eventLoopBudgetMs) {
 
     public enum Engine { CHICORY, WASMTIME }
 
     public static final long WASM_PAGE = 65_536;
     /** wasm32 address space: 65,536 pages of 64 KiB. */
     public static final long WASM32_MAX_BYTES = 65_536L * WASM_PAGE;
+    /** The longest eventLoopBudgetMs: an event loop stalls at most about this long for one call. */
+    public static final long MAX_EVENT_LOOP_BUDGET_MS = 100;
 
     public TierConfig {
         cpus = List.copyOf(cpus);
@@ -51,6 +57,14 @@ public record TierConfig(
         }
         if (fallback.isPresent() && fallback.get() == tier) {
             throw new ConfigException(f + ".fallback names the tier itself");
+        }
+        if (eventLoopBudgetMs < 0 || eventLoopBudgetMs > MAX_EVENT_LOOP_BUDGET_MS) {
+            throw new ConfigException(f + ".eventLoopBudgetMs must be within [0, " + MAX_EVENT_LOOP_BUDGET_MS + "], got "
+                    + eventLoopBudgetMs);
+        }
+        if (eventLoopBudgetMs > 0 && engine != Engine.CHICORY && upstream.isEmpty()) {
+            throw new ConfigException(f + ".eventLoopBudgetMs = " + eventLoopBudgetMs + " needs the chicory engine (calls on"
+                    + " an event loop are stopped by interrupting its thread); set it to 0 or " + f + ".engine to \"chicory\"");
         }
         for (int cpu : cpus) {
             if (cpu < 0) {
@@ -63,7 +77,7 @@ public record TierConfig(
     public TierConfig(Tier tier, Engine engine, String module, String model, int instances, int queueCapacity,
                       long memoryLimitBytes, long deadlineMs, List<Integer> cpus, Optional<UpstreamConfig> upstream) {
         this(tier, engine, module, model, instances, queueCapacity, memoryLimitBytes, deadlineMs, cpus, upstream,
-                deadlineMs, Optional.empty());
+                deadlineMs, Optional.empty(), 0);
     }
 
     public long memoryLimitPages() {
@@ -72,11 +86,15 @@ public record TierConfig(
 
     static TierConfig from(Tier tier, Json json, TierConfig defaults) {
         json.allowOnly(Set.of("engine", "module", "model", "instances", "queueCapacity", "memoryLimitBytes",
-                "deadlineMs", "cpus", "upstream", "maxQueueWaitMs", "fallback"));
+                "deadlineMs", "cpus", "upstream", "maxQueueWaitMs", "fallback", "eventLoopBudgetMs"));
         long deadlineMs = json.number("deadlineMs", defaults.deadlineMs(), 1, 3_600_000);
+        Engine engine = json.choice(Engine.class, "engine", defaults.engine().name());
+        // The default budget goes with the default engine: a tier moved to wasmtime calls on its workers.
+        long budgetMs = json.number("eventLoopBudgetMs", engine == Engine.CHICORY ? defaults.eventLoopBudgetMs() : 0,
+                0, MAX_EVENT_LOOP_BUDGET_MS);
         return new TierConfig(
                 tier,
-                json.choice(Engine.class, "engine", defaults.engine().name()),
+                engine,
                 json.string("module", defaults.module()),
                 json.string("model", defaults.model()),
                 json.integer("instances", defaults.instances(), 1, 1024),
@@ -86,7 +104,8 @@ public record TierConfig(
                 json.integers("cpus", defaults.cpus()),
                 json.has("upstream") ? Optional.of(UpstreamConfig.from(json.section("upstream"))) : defaults.upstream(),
                 json.number("maxQueueWaitMs", json.has("deadlineMs") ? deadlineMs : defaults.maxQueueWaitMs(), 1, 3_600_000),
-                fallback(json, defaults.fallback()));
+                fallback(json, defaults.fallback()),
+                budgetMs);
     }
 
     private static Optional<Tier> fallback(Json json, Optional<Tier> fallback) {
@@ -102,15 +121,25 @@ public record TierConfig(
         throw new ConfigException(json.field("fallback") + " must be nano, small or large, got '" + label + "'");
     }
 
-    /** Built-in defaults: nano 64 MB on Chicory, small 256 MB on Chicory, large 4 GB on wasmtime. */
+    /**
+     * nano's default eventLoopBudgetMs. Its guest answers in ~5 µs, so a call that runs 5 ms is
+     * a thousand times its normal length: such a call is handed to the workers, and one event loop
+     * stalls at most ~10 ms (the budget plus a deadline tick) once per pause.
+     */
+    public static final long DEFAULT_NANO_EVENT_LOOP_BUDGET_MS = 5;
+
+    /**
+     * Built-in defaults: nano 64 MB on Chicory, called on the event loops within 5 ms; small 256 MB on
+     * Chicory; large 4 GB on wasmtime.
+     */
     public static TierConfig defaults(Tier tier) {
         return switch (tier) {
             case NANO -> new TierConfig(tier, Engine.CHICORY, "guests/nano.wasm", "nexus-nano", 8, 256,
-                    64L << 20, 2_000, List.of(0), Optional.empty(), 2_000, Optional.empty());
+                    64L << 20, 2_000, List.of(0), Optional.empty(), 2_000, Optional.empty(), DEFAULT_NANO_EVENT_LOOP_BUDGET_MS);
             case SMALL -> new TierConfig(tier, Engine.CHICORY, "guests/small.wasm", "nexus-small", 4, 128,
-                    256L << 20, 10_000, List.of(1), Optional.empty(), 10_000, Optional.empty());
+                    256L << 20, 10_000, List.of(1), Optional.empty(), 10_000, Optional.empty(), 0);
             case LARGE -> new TierConfig(tier, Engine.WASMTIME, "guests/large.wasm", "nexus-large", 2, 64,
-                    WASM32_MAX_BYTES, 60_000, List.of(1), Optional.empty(), 30_000, Optional.empty());
+                    WASM32_MAX_BYTES, 60_000, List.of(1), Optional.empty(), 30_000, Optional.empty(), 0);
         };
     }
 }

@@ -17,6 +17,11 @@ import io.nexuscore.classify.Tier;
  * @param failed           calls that ended in a trap, a deadline or a memory limit
  * @param rejected         submissions refused because the queue was full
  * @param pinned           whether every worker runs pinned to the tier's CPU set
+ * @param eventLoopInstances instances owned by event loops (tiers with eventLoopBudgetMs above 0), not
+ *                         counted in {@code instances} and {@code instancesLive}; their memory is in
+ *                         {@code memoryPages}
+ * @param eventLoopCalls   calls answered on event loops; {@code completed} and {@code failed} count the
+ *                         workers' calls
  */
 public record TierPoolState(
         Tier tier,
@@ -31,5 +36,7 @@ public record TierPoolState(
         long completed,
         long failed,
         long rejected,
-        boolean pinned) {
+        boolean pinned,
+        int eventLoopInstances,
+        long eventLoopCalls) {
 }

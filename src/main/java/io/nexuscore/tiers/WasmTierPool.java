@@ -10,7 +10,6 @@ import io.nexuscore.config.ConfigException;
 import io.nexuscore.config.TierConfig;
 import io.nexuscore.tiers.wasm.ChicoryEngine;
 import io.nexuscore.tiers.wasm.CoreInstance;
-import io.nexuscore.tiers.wasm.GuestAbi;
 import io.nexuscore.tiers.wasm.GuestTrap;
 import io.nexuscore.tiers.wasm.WasmEngine;
 import io.nexuscore.tiers.wasm.WasmtimeEngine;
@@ -46,6 +45,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * request whose reply is already settled. After every call the instance's memory is put back to the
  * image it had when instantiated (or, when the call grew memory, the instance is replaced), so no
  * request can read what an earlier one - another tenant's - left in guest memory.
+ *
+ * <p>With {@code eventLoopBudgetMs} above 0, a request submitted on an event loop is answered there by
+ * that loop's own instance when it can be (see {@link EventLoopGuests}); the workers take the rest.
  */
 public final class WasmTierPool implements TierBackend {
 
@@ -67,12 +69,12 @@ public final class WasmTierPool implements TierBackend {
 
     private final TierConfig config;
     private final WasmEngine engine;
-    private final WasmEngine.GuestModule module;
+    private final GuestCalls guests;
+    private final EventLoopGuests onEventLoops;
     private final int maxPages;
     private final SpinThenParkQueue<Job> queue;
     private final List<Worker> workers = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicInteger nextInstanceId = new AtomicInteger();
     private final AtomicLong completed = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong sharedUse = new AtomicLong();
@@ -83,14 +85,9 @@ public final class WasmTierPool implements TierBackend {
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
     private final Timer queueWait;
-    private final Timer instantiateTime;
-    private final Timer callTime;
     private final Counter rejected;
     private final Counter expired;
     private final Counter skipped;
-    /** Memory of a freshly instantiated guest, restored after every call; null until the first instance. */
-    private volatile byte[] pristine;
-    private final Map<GuestTrap.Kind, Counter> traps = new EnumMap<>(GuestTrap.Kind.class);
     private final long maxQueueWaitNanos;
     private ScheduledFuture<?> sweep;
 
@@ -124,6 +121,10 @@ public final class WasmTierPool implements TierBackend {
     public static WasmTierPool start(TierConfig config, MeterRegistry registry) {
         checkFits(config);
         long tickMs = WasmEngine.deadlineTickMs(config.deadlineMs());
+        if (config.eventLoopBudgetMs() > 0) {
+            // An event-loop call is interrupted within one tick after its budget.
+            tickMs = Math.min(tickMs, Math.max(WasmEngine.FINEST_DEADLINE_TICK_MS, config.eventLoopBudgetMs()));
+        }
         WasmEngine engine = switch (config.engine()) {
             case CHICORY -> new ChicoryEngine(tickMs);
             case WASMTIME -> new WasmtimeEngine(tickMs);
@@ -160,10 +161,10 @@ public final class WasmTierPool implements TierBackend {
         queueWait = register(Timer.builder("nexus.tier.queue.wait")
                 .description("Time a request waits for a free worker (the pool semaphore wait)")
                 .tag("tier", tier).publishPercentiles(0.5, 0.99).register(registry));
-        instantiateTime = register(Timer.builder("nexus.tier.instantiate")
+        Timer instantiateTime = register(Timer.builder("nexus.tier.instantiate")
                 .description("Time to instantiate a guest (cold start)")
                 .tag("tier", tier).tag("engine", engine.name()).publishPercentiles(0.5, 0.99).register(registry));
-        callTime = register(Timer.builder("nexus.tier.call")
+        Timer callTime = register(Timer.builder("nexus.tier.call")
                 .description("Time inside the guest for one request")
                 .tag("tier", tier).publishPercentiles(0.5, 0.99).register(registry));
         rejected = register(Counter.builder("nexus.tier.rejected")
@@ -175,26 +176,35 @@ public final class WasmTierPool implements TierBackend {
         skipped = register(Counter.builder("nexus.tier.cancelled")
                 .description("Queued requests dropped because their client went away before a worker took them")
                 .tag("tier", tier).register(registry));
+        Map<GuestTrap.Kind, Counter> traps = new EnumMap<>(GuestTrap.Kind.class);
         for (GuestTrap.Kind kind : GuestTrap.Kind.values()) {
             traps.put(kind, register(Counter.builder("nexus.tier.traps")
                     .description("Guest calls that ended in a trap, by kind")
-                    .tag("tier", tier).tag("kind", failureKind(kind).label()).register(registry)));
+                    .tag("tier", tier).tag("kind", GuestCalls.failureKind(kind).label()).register(registry)));
+        }
+        Counter[] loopCalls = new Counter[3];
+        String[] outcomes = {"answered", "failed", "over_budget"};
+        for (int i = 0; i < outcomes.length; i++) {
+            loopCalls[i] = register(Counter.builder("nexus.tier.event_loop.calls")
+                    .description("Guest calls made on an event loop (eventLoopBudgetMs > 0), by outcome; over_budget"
+                            + " calls were interrupted at the budget and handed to the tier's workers")
+                    .tag("tier", tier).tag("outcome", outcomes[i]).register(registry));
         }
         register(Gauge.builder("nexus.tier.instances.live", this, p -> p.liveInstances())
                 .description("Guest instances ready or serving").tag("tier", tier).register(registry));
+        register(Gauge.builder("nexus.tier.event_loop.instances", this,
+                        p -> p.onEventLoops != null ? p.onEventLoops.liveInstances() : 0)
+                .description("Guest instances owned by event loops (eventLoopBudgetMs > 0)").tag("tier", tier).register(registry));
         register(Gauge.builder("nexus.tier.memory.pages", this, p -> p.memoryPagesInUse())
                 .description("64 KiB pages held by the tier's live guest instances").tag("tier", tier).register(registry));
         register(Gauge.builder("nexus.tier.queue.depth", queue, SpinThenParkQueue::size)
                 .description("Requests waiting for a worker").tag("tier", tier).register(registry));
 
         try {
-            this.module = engine.compile(config.module(), wasm);
+            this.guests = new GuestCalls(config, engine.compile(config.module(), wasm), instantiateTime, callTime, traps);
             for (int i = 0; i < config.instances(); i++) {
                 Worker w = new Worker(i);
-                w.instance = instantiate();
-                if (pristine == null) {
-                    pristine = w.instance.read(0, w.instance.memoryPages() * (int) TierConfig.WASM_PAGE);
-                }
+                w.instance = guests.instantiate();
                 w.pages = w.instance.memoryPages();
                 workers.add(w);
             }
@@ -203,12 +213,16 @@ public final class WasmTierPool implements TierBackend {
             meters.forEach(registry::remove);
             throw e;
         }
+        onEventLoops = config.eventLoopBudgetMs() > 0
+                ? new EventLoopGuests(guests, tier, config.eventLoopBudgetMs(), loopCalls[0], loopCalls[1], loopCalls[2])
+                : null;
         workers.forEach(w -> w.thread.start());
         long sweepMs = Math.max(SWEEP_MIN_MS, Math.min(SWEEP_MAX_MS, config.maxQueueWaitMs() / SWEEPS_PER_WAIT));
         sweep = EXPIRY.scheduleWithFixedDelay(this::expireOverdue, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
         LOG.log(System.Logger.Level.INFO, "tier " + tier + ": " + config.instances() + " " + engine.name() + " instances of "
                 + config.module() + ", ceiling " + maxPages + " pages, deadline " + config.deadlineMs() + " ms, queue "
-                + config.queueCapacity() + (pinWorkers ? ", pinned to CPUs " + config.cpus() : ""));
+                + config.queueCapacity() + (pinWorkers ? ", pinned to CPUs " + config.cpus() : "")
+                + (onEventLoops != null ? ", calls on the event loops within " + config.eventLoopBudgetMs() + " ms" : ""));
     }
 
     private <M extends Meter> M register(M meter) {
@@ -248,13 +262,6 @@ public final class WasmTierPool implements TierBackend {
                 + " is neither a classpath resource nor a file");
     }
 
-    private CoreInstance instantiate() {
-        long t0 = System.nanoTime();
-        CoreInstance instance = module.instantiate(nextInstanceId.incrementAndGet(), maxPages);
-        instantiateTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-        return instance;
-    }
-
     @Override
     public Tier tier() {
         return config.tier();
@@ -262,6 +269,12 @@ public final class WasmTierPool implements TierBackend {
 
     @Override
     public CompletableFuture<TierReply> submit(TierRequest request) {
+        if (onEventLoops != null) {
+            CompletableFuture<TierReply> answered = onEventLoops.tryCall(request);
+            if (answered != null) {
+                return answered;
+            }
+        }
         Job job = new Job(request, new CompletableFuture<>(), System.nanoTime());
         if (closed.get()) {
             return failed(TierFailure.Kind.CLOSED, "tier " + tier().label() + " is shut down");
@@ -307,14 +320,6 @@ public final class WasmTierPool implements TierBackend {
         return CompletableFuture.failedFuture(new TierFailure(kind, message));
     }
 
-    private static TierFailure.Kind failureKind(GuestTrap.Kind kind) {
-        return switch (kind) {
-            case MEMORY_LIMIT -> TierFailure.Kind.MEMORY_LIMIT;
-            case DEADLINE -> TierFailure.Kind.DEADLINE;
-            case TRAP -> TierFailure.Kind.GUEST_TRAP;
-        };
-    }
-
     @Override
     public Optional<TierPoolState> poolState() {
         return Optional.of(state());
@@ -327,7 +332,9 @@ public final class WasmTierPool implements TierBackend {
         }
         return new TierPoolState(tier(), engine.name(), workers.size(), liveInstances(), busy, queue.size(),
                 config.queueCapacity(), memoryPagesInUse(), maxPages, completed.get(), failed.get(),
-                (long) rejected.count(), pinWorkers && pinnedWorkers.get() == workers.size());
+                (long) rejected.count(), pinWorkers && pinnedWorkers.get() == workers.size(),
+                onEventLoops != null ? onEventLoops.liveInstances() : 0,
+                onEventLoops != null ? onEventLoops.answeredCalls() : 0);
     }
 
     private int liveInstances() {
@@ -343,7 +350,7 @@ public final class WasmTierPool implements TierBackend {
         for (Worker w : workers) {
             pages += w.instance != null ? w.pages : 0;
         }
-        return pages;
+        return pages + (onEventLoops != null ? onEventLoops.memoryPages() : 0);
     }
 
     /** Times an instance was found entered by two threads; the design makes this 0 (tests check it). */
@@ -361,6 +368,9 @@ public final class WasmTierPool implements TierBackend {
             sweep.cancel(false);
         }
         failQueued();
+        if (onEventLoops != null) {
+            onEventLoops.close();
+        }
         workers.forEach(w -> w.thread.interrupt());
         engine.interruptAll();
         for (Worker w : workers) {
@@ -374,9 +384,9 @@ public final class WasmTierPool implements TierBackend {
         failQueued();
         meters.forEach(registry::remove);
         boolean stuck = workers.stream().anyMatch(w -> w.thread.isAlive());
-        if (stuck) {
-            LOG.log(System.Logger.Level.WARNING, "tier " + tier().label() + ": a worker did not stop within "
-                    + CLOSE_WAIT_MS + " ms; engine left open");
+        if (stuck || onEventLoops != null && onEventLoops.calling()) {
+            LOG.log(System.Logger.Level.WARNING, "tier " + tier().label() + ": " + (stuck ? "a worker did not stop within "
+                    + CLOSE_WAIT_MS + " ms" : "an event loop is inside a guest call") + "; engine left open");
         } else {
             engine.close();
         }
@@ -453,22 +463,14 @@ public final class WasmTierPool implements TierBackend {
             }
             TierReply reply = null;
             TierFailure failure = null;
-            long t0 = System.nanoTime();
             try {
-                GuestAbi.GuestAnswer answer = inst.withDeadline(config.deadlineMs(), () -> GuestAbi.call(inst, job.request));
+                reply = guests.call(inst, job.request, config.deadlineMs());
                 pages = inst.memoryPages();
-                reply = new TierReply(answer.text(), answer.observedTier(), answer.observedScore(),
-                        answer.promptTokens(), answer.completionTokens(), config.model());
             } catch (GuestTrap trap) {
-                traps.get(trap.kind()).increment();
-                TierFailure.Kind kind = closed.get() && trap.kind() != GuestTrap.Kind.MEMORY_LIMIT
-                        ? TierFailure.Kind.CLOSED : failureKind(trap.kind());
-                failure = new TierFailure(kind, "tier " + config.tier().label() + ": " + trap.getMessage(), trap);
+                failure = guests.trapped(trap, closed.get());
             } catch (RuntimeException | Error e) {
-                failure = new TierFailure(TierFailure.Kind.GUEST_TRAP, "tier " + config.tier().label()
-                        + ": host error calling instance " + inst.id() + ": " + e, e);
+                failure = guests.hostError(inst, e);
             } finally {
-                callTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
                 busy.set(false);
             }
             if (failure == null) {
@@ -487,21 +489,10 @@ public final class WasmTierPool implements TierBackend {
             }
         }
 
-        /**
-         * Leaves nothing of the request just served in the instance: its memory goes back to the
-         * image of a fresh instance. A call that grew memory past that image gets a fresh instance
-         * instead (memory cannot shrink, and zeroing a large grown range costs more than
-         * instantiating). Runs after the answer went out.
-         */
+        /** Resets the instance for the next request, or replaces it (see {@link GuestCalls#reset}); after the answer. */
         private void scrub(CoreInstance inst) {
-            byte[] image = pristine;
-            try {
-                if (image != null && (long) inst.memoryPages() * TierConfig.WASM_PAGE == image.length) {
-                    inst.restore(image);
-                    return;
-                }
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, name + ": cannot reset instance " + inst.id() + ": " + e);
+            if (guests.reset(inst, name)) {
+                return;
             }
             discardInstance();
             if (!closed.get()) {
@@ -511,7 +502,7 @@ public final class WasmTierPool implements TierBackend {
 
         private boolean replace() {
             try {
-                CoreInstance fresh = instantiate();
+                CoreInstance fresh = guests.instantiate();
                 pages = fresh.memoryPages();
                 instance = fresh;
                 return true;

@@ -32,6 +32,19 @@ class RouterConfigTest {
         assertEquals(TierConfig.Engine.WASMTIME, config.tier(Tier.LARGE).engine());
         assertEquals(8, config.tier(Tier.NANO).instances());
         assertEquals(IoTransport.AUTO, config.dataPlane().transport());
+        assertEquals(5, config.tier(Tier.NANO).eventLoopBudgetMs(), "nano's guest calls run on the event loops");
+        assertEquals(0, config.tier(Tier.SMALL).eventLoopBudgetMs());
+        assertEquals(0, config.tier(Tier.LARGE).eventLoopBudgetMs());
+    }
+
+    /** The event-loop budget's default goes with the engine: a tier moved to wasmtime calls on its workers. */
+    @Test
+    void theEventLoopBudgetFollowsTheEngine() {
+        JsonObject json = RouterConfig.embeddedDefaults().mergeIn(new JsonObject(
+                "{\"tiers\": {\"nano\": {\"engine\": \"wasmtime\"}, \"small\": {\"eventLoopBudgetMs\": 20}}}"), true);
+        RouterConfig config = RouterConfig.fromJson(json);
+        assertEquals(0, config.tier(Tier.NANO).eventLoopBudgetMs());
+        assertEquals(20, config.tier(Tier.SMALL).eventLoopBudgetMs());
     }
 
     @Test
@@ -60,6 +73,10 @@ class RouterConfigTest {
         assertMessage("control.bearerToken must be at least 16 characters", "{\"control\": {\"bearerToken\": \"short\"}}");
         assertMessage("dataPlane.transport must be one of [auto, io_uring, epoll, nio], got 'uring'",
                 "{\"dataPlane\": {\"transport\": \"uring\"}}");
+        assertMessage("tiers.nano.eventLoopBudgetMs must be in 0..100, got 101",
+                "{\"tiers\": {\"nano\": {\"eventLoopBudgetMs\": 101}}}");
+        assertMessage("tiers.large.eventLoopBudgetMs = 5 needs the chicory engine",
+                "{\"tiers\": {\"large\": {\"eventLoopBudgetMs\": 5}}}");
         assertMessage("tiers.large.upstream.baseUrl must be an http(s) URL with a host",
                 "{\"tiers\": {\"large\": {\"upstream\": {\"baseUrl\": \"ftp://x\"}}}}");
     }

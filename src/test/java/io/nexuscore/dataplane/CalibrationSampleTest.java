@@ -48,7 +48,7 @@ class CalibrationSampleTest {
 
         @Override
         public Optional<TierPoolState> poolState() {
-            return pool ? Optional.of(new TierPoolState(tier, "test", 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, false))
+            return pool ? Optional.of(new TierPoolState(tier, "test", 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, false, 0, 0))
                     : Optional.empty();
         }
 

@@ -90,6 +90,29 @@ class WasmFailureEndToEndTest {
         }
     }
 
+    /**
+     * Nano calls run on the event loop that took the request (its default eventLoopBudgetMs); one
+     * that runs past the budget is answered by the nano workers instead, with a 200, not a 504.
+     */
+    @Test
+    void nanoAnswersOnTheEventLoopAndASlowCallMovesToTheWorkers() {
+        ControlClient.awaitCondition("an event loop answers nano", () -> {
+            assertEquals(200, post(router, chat("short prompt")).statusCode());
+            return loopCalls(router, "answered") > 0;
+        });
+        // A request lands on an event loop whose guest may still be building (then the workers take it
+        // from the start): repeat until one overran on a loop.
+        double overBudget = loopCalls(router, "over_budget");
+        double deadlines = traps(router, "deadline");
+        ControlClient.awaitCondition("a slow nano call overruns an event loop's budget", () -> {
+            HttpResponse<String> slow = post(router, chat("short prompt").put("simulate_ms", 200));
+            assertEquals(200, slow.statusCode(), slow.body());
+            assertEquals("nano", slow.headers().firstValue("X-NX-Tier").orElse(null));
+            return loopCalls(router, "over_budget") > overBudget;
+        });
+        assertEquals(deadlines, traps(router, "deadline"), "the workers finished it within the tier's deadline");
+    }
+
     @Test
     void aFullNanoQueueIs503WithRetryAfterWhileLargeKeepsServing() throws Exception {
         Path dir = RequestSuite.tempDir();
@@ -145,6 +168,12 @@ class WasmFailureEndToEndTest {
     private static double traps(RouterRuntime router, String kind) {
         Counter counter = router.registry().find("nexus.tier.traps").tag("tier", "nano").tag("kind", kind).counter();
         assertNotNull(counter, "nexus_tier_traps_total{tier=nano,kind=" + kind + "} is registered");
+        return counter.count();
+    }
+
+    private static double loopCalls(RouterRuntime router, String outcome) {
+        Counter counter = router.registry().find("nexus.tier.event_loop.calls").tag("tier", "nano").tag("outcome", outcome).counter();
+        assertNotNull(counter, "nexus_tier_event_loop_calls_total{tier=nano,outcome=" + outcome + "} is registered");
         return counter.count();
     }
 

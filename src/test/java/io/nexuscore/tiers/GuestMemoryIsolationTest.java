@@ -6,14 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.TierConfig;
+import io.nexuscore.tiers.wasm.ChicoryEngine;
 import io.nexuscore.tiers.wasm.CoreInstance;
 import io.nexuscore.tiers.wasm.GuestTrap;
 import io.nexuscore.tiers.wasm.WasmEngine;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -43,11 +48,41 @@ class GuestMemoryIsolationTest {
                 "a later request could read the previous tenant's prompt from guest memory");
     }
 
+    /** The same on an event loop's own instance (a tier with eventLoopBudgetMs): each call resets it too. */
+    @Test
+    void onTheEventLoopThePreviousTenantsPromptIsGoneToo() throws Exception {
+        String secret = "tenant-a-secret-" + UUID.randomUUID();
+        MemoryScanningEngine engine = new MemoryScanningEngine(new ChicoryEngine(), secret.getBytes(StandardCharsets.UTF_8));
+        // The longest budget: the scan of the whole memory runs inside the call and must not overrun it.
+        TierConfig config = new TierConfig(Tier.NANO, TierConfig.Engine.CHICORY, "guests/nano.wasm", "test-nano", 1, 4,
+                64 * TestTiers.MB, 10_000, List.of(), Optional.empty(), 10_000, Optional.empty(),
+                TierConfig.MAX_EVENT_LOOP_BUDGET_MS);
+        Vertx vertx = Vertx.vertx();
+        try (WasmTierPool pool = new WasmTierPool(config, engine, TestTiers.guest(Tier.NANO), new SimpleMeterRegistry())) {
+            Context loop = vertx.getOrCreateContext();
+            while (pool.state().eventLoopCalls() == 0) { // the first requests go to the worker while the loop's instance builds
+                TestTiers.await(TestTiers.onLoop(loop, () -> pool.submit(TestTiers.request("warm up"))));
+                Thread.sleep(5);
+            }
+            int from = engine.handleCalls.size();
+            long onLoop = pool.state().eventLoopCalls();
+            for (String prompt : List.of("please keep this private: " + secret + " " + "x".repeat(500), "hi", "hi again")) {
+                TestTiers.await(TestTiers.onLoop(loop, () -> pool.submit(TestTiers.request(prompt))));
+            }
+            assertEquals(onLoop + 3, pool.state().eventLoopCalls(), "all three ran on the event loop's instance");
+            assertEquals(List.of(true, false, false), engine.handleCalls.subList(from, from + 3),
+                    "a later request could read the previous tenant's prompt from the event loop's guest memory");
+        } finally {
+            vertx.close().await(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     /** Records, for every handle call, whether the secret is anywhere in the instance's memory. */
     private static final class MemoryScanningEngine implements WasmEngine {
         final WasmEngine inner;
         final byte[] needle;
-        final List<Boolean> handleCalls = new ArrayList<>();
+        /** Appended by whichever thread calls (a worker, an event loop), one call at a time. */
+        final List<Boolean> handleCalls = java.util.Collections.synchronizedList(new ArrayList<>());
 
         MemoryScanningEngine(WasmEngine inner, byte[] needle) {
             this.inner = inner;

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /** Shared helpers for the tier tests: configs, guest bytes, engines, waiting for futures. */
 final class TestTiers {
@@ -60,6 +61,19 @@ final class TestTiers {
             }
             throw new AssertionError("expected a TierFailure, got " + e.getCause(), e.getCause());
         }
+    }
+
+    /** Runs {@code body} on {@code loop}'s event loop thread and returns what it returned (bounded wait). */
+    static <T> T onLoop(io.vertx.core.Context loop, Supplier<T> body) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        loop.runOnContext(v -> {
+            try {
+                result.complete(body.get());
+            } catch (RuntimeException e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result.get(60, TimeUnit.SECONDS);
     }
 
     /** Polls a condition (bounded: 30 s) that becomes true asynchronously; fails with {@code what}. */
