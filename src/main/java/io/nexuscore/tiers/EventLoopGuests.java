@@ -216,6 +216,10 @@ final class EventLoopGuests implements AutoCloseable {
                         return;
                     }
                     CoreInstance fresh = guests.instantiate();
+                    if (!guests.warmUp(fresh, name)) {
+                        fresh.close();
+                        throw new IllegalStateException("the fresh instance failed its warm-up call");
+                    }
                     pages = fresh.memoryPages();
                     instance = fresh;
                     if (closed) {

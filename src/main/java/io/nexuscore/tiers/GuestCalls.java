@@ -20,6 +20,8 @@ final class GuestCalls {
 
     private static final System.Logger LOG = System.getLogger(GuestCalls.class.getName());
 
+    private static final TierRequest WARM_UP = TierRequest.of("summarize", "warm up the instance before it serves");
+
     private final TierConfig config;
     private final WasmEngine.GuestModule module;
     private final AtomicInteger nextInstanceId = new AtomicInteger();
@@ -68,6 +70,23 @@ final class GuestCalls {
         } finally {
             callTime.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         }
+    }
+
+    /**
+     * Runs one short request through a fresh instance, off the request path, and resets it, so that
+     * whatever an instance's first call sets up is not paid on an event loop, and an instance that
+     * cannot serve never reaches one. Not counted in the metrics.
+     *
+     * @return false when the instance failed the warm-up or cannot be reset (it must not be used)
+     */
+    boolean warmUp(CoreInstance instance, String who) {
+        try {
+            instance.withDeadline(config.deadlineMs(), () -> GuestAbi.call(instance, WARM_UP));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, who + ": warm-up call failed on instance " + instance.id() + ": " + e);
+            return false;
+        }
+        return reset(instance, who);
     }
 
     /** The failure a trap answers, counted under its kind; CLOSED for an interrupt while the pool shuts down. */

@@ -32,7 +32,7 @@ class RouterConfigTest {
         assertEquals(TierConfig.Engine.WASMTIME, config.tier(Tier.LARGE).engine());
         assertEquals(8, config.tier(Tier.NANO).instances());
         assertEquals(IoTransport.AUTO, config.dataPlane().transport());
-        assertEquals(5, config.tier(Tier.NANO).eventLoopBudgetMs(), "nano's guest calls run on the event loops");
+        assertEquals(20, config.tier(Tier.NANO).eventLoopBudgetMs(), "nano's guest calls run on the event loops");
         assertEquals(0, config.tier(Tier.SMALL).eventLoopBudgetMs());
         assertEquals(0, config.tier(Tier.LARGE).eventLoopBudgetMs());
     }
