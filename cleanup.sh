@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Stops the router ./start.sh started (by the PID in its PID file, nothing else), then removes what
-# that router leaves behind: XDP and TC programs still attached on its interfaces (only programs that
-# use the maps pinned in ITS pin directory, so another router's are never touched) and the pinned
-# maps. A router stopped cleanly detaches its own programs; pins it keeps on purpose (thresholds
-# survive restarts), so this removes them. Settings: see scripts/lib.sh (NEXUSCORE_CONFIG, NEXUSCORE_RUN_DIR).
+# that router leaves behind: the pinned maps (kept on purpose: thresholds survive restarts) and its
+# sysctl reference. This build holds its XDP and TC programs by bpf_links, which go with the process
+# however it ends; XDP programs and clsact filters attached the old way (netlink, by builds before
+# 2026-12-05) that a crashed router left are detached here (only programs that use the maps pinned
+# in ITS pin directory, so another router's are never touched). Settings: see scripts/lib.sh (NEXUSCORE_CONFIG, NEXUSCORE_RUN_DIR).
 set -euo pipefail
 source "$(dirname "$0")/scripts/lib.sh"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks a running router end to end and exits non-zero naming every check that failed:
 #   router healthy (GET /healthz), kernel mode, every map pinned and loaded (bpftool), XDP and TC
-#   attached on each interface and using the pinned maps, guest modules and the eBPF object in the
+#   (tcx) attached on each interface and using the pinned maps, guest modules and the eBPF object in the
 #   jar well-formed, one request classified as expected.
 # In user-space mode the kernel checks fail unless NEXUSCORE_VERIFY_MODE=user (then they are skipped).
 # Settings: see scripts/lib.sh (NEXUSCORE_CONFIG).
@@ -63,9 +63,17 @@ if $kernel_checks; then
       for hook in xdp tc; do
         want="$NX_XDP_PROGRAM"; map_name=score_thresholds; map_id="$thresholds_id"
         [ "$hook" = tc ] && { want="$NX_TC_PROGRAM"; map_name=routing_decisions; map_id="$verdicts_id"; }
-        id="$(nx_attached_progs "$dev" "$hook" "$want" | head -1)"
+        if [ "$hook" = xdp ]; then
+          id="$(nx_attached_progs "$dev" xdp "$want" | head -1)"
+          where="bpftool net show dev $dev: $(bpftool -j net show dev "$dev" | jq -c '.[0].xdp')"
+        else
+          # A tcx link: bpftool 7.1 lists it only as "type 11" with no interface, so the router's
+          # /healthz names the program on each interface and the link holding it must exist.
+          id="$(nx_tcx_prog "$dev" "$want" "$health")"
+          where="/healthz: $(printf '%s' "$health" | jq -c '.attachment.interfaces')"
+        fi
         if [ -z "$id" ]; then
-          fail "$hook on $dev" "no $want attached (bpftool net show dev $dev: $(bpftool -j net show dev "$dev" | jq -c --arg h "$hook" '.[0][$h]'))"
+          fail "$hook on $dev" "no $want attached ($where)"
         elif [ -n "$map_id" ] && ! nx_prog_uses_map "$id" "$map_id"; then
           fail "$hook on $dev" "$want (prog $id) does not use the map pinned at $NX_PIN_DIR/$map_name (another router's?)"
         else

@@ -56,6 +56,18 @@ nx_attached_progs() {
   done
 }
 
+# nx_tcx_prog DEV NAME HEALTH_JSON: the id of the program named NAME that the router's /healthz reports
+# at DEV's tcx ingress, when a bpf_link on the host holds it ("" otherwise).
+nx_tcx_prog() {
+  local id
+  id="$(printf '%s' "$3" | jq -r --arg d "$1" '.attachment.interfaces[]? | select(.interface == $d) | .tc_prog_id')"
+  case "$id" in ''|0|null) return 0 ;; esac
+  bpftool -j link show 2>/dev/null | jq -e --argjson i "$id" 'any(.[]; .prog_id == $i)' >/dev/null || return 0
+  case "$(bpftool -j prog show id "$id" 2>/dev/null | jq -r '.name')" in
+    "$2"|"${2:0:15}") echo "$id" ;;
+  esac
+}
+
 # nx_prog_uses_map PROG_ID MAP_ID: the program references the map.
 nx_prog_uses_map() {
   bpftool -j prog show id "$1" 2>/dev/null | jq -e --argjson m "$2" '(.map_ids // []) | index($m) != null' >/dev/null

@@ -28,7 +28,12 @@
 #define IPV6_HLEN 40
 #define ETH_HLEN 14
 #define MAX_HEADERS (ETH_HLEN + 60 + 60)
-#define TC_ACT_OK 0
+/*
+ * TC_ACT_UNSPEC, which tcx reads as TCX_NEXT: the chain only marks and never decides for the packet,
+ * so the programs and clsact filters after ours (other tools') still run. TC_ACT_OK (TCX_PASS) would
+ * end the hook's processing at ours.
+ */
+#define TC_NEXT (-1)
 #define TCP_FLAG_SYN 0x02
 #define TCP_FLAG_ACK 0x10
 #define IP_FRAGMENT_MASK 0x3fff /* MF flag and fragment offset */
@@ -1091,11 +1096,11 @@ static __always_inline int tc_classify(struct __sk_buff *skb)
 		__u32 want = skb->len < MAX_HEADERS ? skb->len : MAX_HEADERS;
 		if ((void *)(long)skb->data + want <= (void *)(long)skb->data_end ||
 		    bpf_skb_pull_data(skb, want) < 0)
-			return TC_ACT_OK;
+			return TC_NEXT;
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 		if (parse_tcp(data, data_end, skb->len, &f) < 0)
-			return TC_ACT_OK;
+			return TC_NEXT;
 	}
 
 	if ((f.flags & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN) {
@@ -1104,7 +1109,7 @@ static __always_inline int tc_classify(struct __sk_buff *skb)
 	} else {
 		int tier = f.payload_len == 0 ? -1 : f.ipv6 ? stored_tier6(&f.key6) : stored_tier4(&f.key);
 		if (tier < 0)
-			return TC_ACT_OK; /* no request bytes, or no verdict for this connection */
+			return TC_NEXT; /* no request bytes, or no verdict for this connection */
 		skb->cb[CB_KIND] = NEXUS_MARK_KIND_REQUEST;
 		skb->cb[CB_TIER] = tier;
 		skb->cb[CB_HAS_TIER] = 1;
@@ -1112,7 +1117,7 @@ static __always_inline int tc_classify(struct __sk_buff *skb)
 	skb->cb[CB_SRC_IP] = f.ipv6 ? 0 : f.key.src_ip;
 	skb->cb[CB_IPV6] = f.ipv6;
 	bpf_tail_call(skb, &tc_chain, TC_SLOT_POLICY);
-	return TC_ACT_OK; /* the chain is not installed: pass unmarked */
+	return TC_NEXT; /* the chain is not installed: pass unmarked */
 }
 
 static __always_inline int tc_policy(struct __sk_buff *skb)
@@ -1134,7 +1139,7 @@ static __always_inline int tc_policy(struct __sk_buff *skb)
 	skb->cb[CB_TIER] = tier;
 	skb->cb[CB_HAS_TIER] = has_tier;
 	bpf_tail_call(skb, &tc_chain, TC_SLOT_MARK);
-	return TC_ACT_OK;
+	return TC_NEXT;
 }
 
 static __always_inline int tc_mark(struct __sk_buff *skb)
@@ -1145,7 +1150,7 @@ static __always_inline int tc_mark(struct __sk_buff *skb)
 	if (skb->cb[CB_HAS_TIER] && tier < TIER_COUNT &&
 	    (kind == NEXUS_MARK_KIND_FLOOR || kind == NEXUS_MARK_KIND_REQUEST))
 		skb->mark = NEXUS_MARK(kind, tier);
-	return TC_ACT_OK;
+	return TC_NEXT;
 }
 
 /* Entry points: the stages above, timed when nexus_observe is set (nexus_timing.bpf.h). */

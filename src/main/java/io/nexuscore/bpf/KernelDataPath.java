@@ -118,8 +118,8 @@ public final class KernelDataPath implements AutoCloseable {
     private final TierCountersMap tierCounters;
     private final TenantPolicyMap tenantPolicy;
 
-    private final List<XdpAttachment> xdpAttachments = new ArrayList<>();
-    private final List<TcAttachment> tcAttachments = new ArrayList<>();
+    private final List<InterfaceLink> xdpLinks = new ArrayList<>();
+    private final List<InterfaceLink> tcLinks = new ArrayList<>();
     private BpfObject object;
     private Programs programs;
     /** net.ipv4.tcp_fwmark_accept=1 while attached, counted across routers (restored by the last). */
@@ -385,8 +385,9 @@ public final class KernelDataPath implements AutoCloseable {
 
     /**
      * Loads a new object ({@code objectFile}, else the one in the jar) against the same pinned maps
-     * and swaps it in: tail-call slots first, then XDP (XDP_FLAGS_REPLACE) and TC (BPF_TC_F_REPLACE)
-     * per interface, each an atomic exchange; no map entry is lost. On failure the old programs stay.
+     * and swaps it in: tail-call slots first, then the XDP and the tcx link per interface
+     * (BPF_LINK_UPDATE with BPF_F_REPLACE), each an atomic exchange; no map entry is lost. On failure
+     * the old programs stay.
      */
     public synchronized ReloadResult reload(Optional<Path> objectFile) {
         requireOpen();
@@ -397,10 +398,10 @@ public final class KernelDataPath implements AutoCloseable {
         try {
             fresh = Programs.of(next);
             installChain(fresh);
-            for (XdpAttachment xdp : xdpAttachments) {
+            for (InterfaceLink xdp : xdpLinks) {
                 xdp.replace(fresh.xdp());
             }
-            for (TcAttachment tc : tcAttachments) {
+            for (InterfaceLink tc : tcLinks) {
                 tc.replace(fresh.tcClassify());
                 done++;
             }
@@ -429,11 +430,11 @@ public final class KernelDataPath implements AutoCloseable {
     private void rollBack(Programs old, int tcDone, RuntimeException failure) {
         try {
             installChain(old);
-            for (XdpAttachment xdp : xdpAttachments) {
+            for (InterfaceLink xdp : xdpLinks) {
                 xdp.replace(old.xdp());
             }
             for (int i = 0; i < tcDone; i++) {
-                tcAttachments.get(i).replace(old.tcClassify());
+                tcLinks.get(i).replace(old.tcClassify());
             }
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
@@ -451,14 +452,14 @@ public final class KernelDataPath implements AutoCloseable {
         }
         closed = true;
         List<RuntimeException> failures = new ArrayList<>();
-        for (XdpAttachment xdp : xdpAttachments) {
+        for (InterfaceLink xdp : xdpLinks) {
             run(failures, xdp::detach);
         }
-        for (TcAttachment tc : tcAttachments) {
+        for (InterfaceLink tc : tcLinks) {
             run(failures, tc::detach);
         }
-        xdpAttachments.clear();
-        tcAttachments.clear();
+        xdpLinks.clear();
+        tcLinks.clear();
         if (fwmarkAccept != null) {
             run(failures, fwmarkAccept::release);
         }
@@ -508,14 +509,14 @@ public final class KernelDataPath implements AutoCloseable {
     /** Interfaces with our programs attached, and the kernel's current program ids on them. */
     public synchronized List<Attachment> attachments() {
         List<Attachment> list = new ArrayList<>();
-        for (int i = 0; i < xdpAttachments.size(); i++) {
-            list.add(new Attachment(xdpAttachments.get(i).netInterface().name(),
-                    xdpAttachments.get(i).attachedProgramId(), tcAttachments.get(i).attachedProgramId()));
+        for (int i = 0; i < xdpLinks.size(); i++) {
+            list.add(new Attachment(xdpLinks.get(i).netInterface().name(),
+                    xdpLinks.get(i).attachedProgramId(), tcLinks.get(i).attachedProgramId()));
         }
         return list;
     }
 
-    /** One interface: the ids of the XDP program and the TC filter program found attached there. */
+    /** One interface: the ids of the XDP and tcx ingress programs our links hold there (0 once detached). */
     public record Attachment(String interfaceName, int xdpProgramId, int tcProgramId) {
     }
 
@@ -524,11 +525,11 @@ public final class KernelDataPath implements AutoCloseable {
         fwmarkAccept.acquire();
         for (String name : interfaces) {
             NetInterface netInterface = NetInterface.byName(name);
-            xdpAttachments.add(XdpAttachment.attach(netInterface, programs.xdp(), xdpMode));
+            xdpLinks.add(InterfaceLink.xdp(netInterface, programs.xdp(), xdpMode));
             try {
-                tcAttachments.add(TcAttachment.attach(netInterface, programs.tcClassify()));
+                tcLinks.add(InterfaceLink.tcxIngress(netInterface, programs.tcClassify()));
             } catch (RuntimeException e) {
-                XdpAttachment xdp = xdpAttachments.remove(xdpAttachments.size() - 1);
+                InterfaceLink xdp = xdpLinks.remove(xdpLinks.size() - 1);
                 try {
                     xdp.detach();
                 } catch (RuntimeException suppressed) {

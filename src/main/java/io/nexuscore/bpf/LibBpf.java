@@ -77,19 +77,12 @@ public interface LibBpf {
 
     int bpf_map__map_flags(Pointer map);
 
-    int bpf_xdp_attach(int ifindex, int progFd, int flags, Pointer opts);
+    /** BPF_LINK_CREATE; {@code targetFd} is the ifindex for XDP and tcx links. Returns the link's fd. */
+    int bpf_link_create(int progFd, int targetFd, int attachType, Pointer opts);
 
-    int bpf_xdp_query_id(int ifindex, int flags, IntByReference progId);
+    int bpf_link_update(int linkFd, int newProgFd, Pointer opts);
 
-    int bpf_tc_hook_create(Pointer hook);
-
-    int bpf_tc_hook_destroy(Pointer hook);
-
-    int bpf_tc_attach(Pointer hook, Pointer opts);
-
-    int bpf_tc_detach(Pointer hook, Pointer opts);
-
-    int bpf_tc_query(Pointer hook, Pointer opts);
+    int bpf_link_detach(int linkFd);
 
     int bpf_map_lookup_elem(int fd, @In byte[] key, @Out byte[] value);
 

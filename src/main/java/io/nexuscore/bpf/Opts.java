@@ -9,23 +9,6 @@ import jnr.ffi.Pointer;
  */
 final class Opts {
 
-    /** struct bpf_xdp_attach_opts { size_t sz; int old_prog_fd; } */
-    static final int XDP_ATTACH_SIZE = 16;
-    static final int XDP_ATTACH_OLD_PROG_FD = 8;
-
-    /** struct bpf_tc_hook { size_t sz; int ifindex; enum attach_point; __u32 parent; } */
-    static final int TC_HOOK_SIZE = 24;
-    static final int TC_HOOK_IFINDEX = 8;
-    static final int TC_HOOK_ATTACH_POINT = 12;
-
-    /** struct bpf_tc_opts { size_t sz; int prog_fd; __u32 flags, prog_id, handle, priority; } */
-    static final int TC_OPTS_SIZE = 32;
-    static final int TC_OPTS_PROG_FD = 8;
-    static final int TC_OPTS_FLAGS = 12;
-    static final int TC_OPTS_PROG_ID = 16;
-    static final int TC_OPTS_HANDLE = 20;
-    static final int TC_OPTS_PRIORITY = 24;
-
     /** struct bpf_test_run_opts (80 bytes). */
     static final int TEST_RUN_SIZE = 80;
     static final int TEST_RUN_DATA_IN = 8;

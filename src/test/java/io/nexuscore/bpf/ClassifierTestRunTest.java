@@ -40,7 +40,8 @@ class ClassifierTestRunTest {
     private static final String CHAT_HEAD = "POST /v1/chat/completions HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n\r\n";
     private static final int SECOND_PORT = 18080;
     private static final int XDP_PASS = 2;
-    private static final int TC_ACT_OK = 0;
+    /** TC_ACT_UNSPEC (tcx: TCX_NEXT): the chain marks and leaves the verdict to whatever runs after it. */
+    private static final int TC_NEXT = -1;
     /** sizeof(struct __sk_buff); mark at offset 8. */
     private static final int SKB_CTX_SIZE = 192;
     private static final int SKB_MARK = 8;
@@ -349,7 +350,7 @@ class ClassifierTestRunTest {
 
     private static int runTc(byte[] frame) {
         BpfProgram.TestRun run = kernel.program(KernelDataPath.TC_CLASSIFY_PROGRAM).testRun(frame, new byte[SKB_CTX_SIZE], 1);
-        assertEquals(TC_ACT_OK, run.returnValue(), "TC always returns TC_ACT_OK");
+        assertEquals(TC_NEXT, run.returnValue(), "TC always hands the packet on (TCX_NEXT)");
         return ByteBuffer.wrap(run.contextOut()).order(ByteOrder.LITTLE_ENDIAN).getInt(SKB_MARK);
     }
 }

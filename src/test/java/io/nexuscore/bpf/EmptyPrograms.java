@@ -18,8 +18,8 @@ public final class EmptyPrograms implements AutoCloseable {
     private final BpfObject object;
     private final BpfProgram xdp;
     private final BpfProgram tc;
-    private XdpAttachment xdpAttachment;
-    private TcAttachment tcAttachment;
+    private InterfaceLink xdpLink;
+    private InterfaceLink tcLink;
 
     private EmptyPrograms(BpfObject object) {
         this.object = object;
@@ -40,8 +40,8 @@ public final class EmptyPrograms implements AutoCloseable {
         }
         try {
             NetInterface netInterface = NetInterface.byName(interfaceName);
-            programs.xdpAttachment = XdpAttachment.attach(netInterface, programs.xdp, KernelConfig.XdpMode.GENERIC);
-            programs.tcAttachment = TcAttachment.attach(netInterface, programs.tc);
+            programs.xdpLink = InterfaceLink.xdp(netInterface, programs.xdp, KernelConfig.XdpMode.GENERIC);
+            programs.tcLink = InterfaceLink.tcxIngress(netInterface, programs.tc);
         } catch (RuntimeException e) {
             programs.close();
             throw e;
@@ -56,13 +56,13 @@ public final class EmptyPrograms implements AutoCloseable {
     @Override
     public void close() {
         try {
-            if (tcAttachment != null) {
-                tcAttachment.detach();
+            if (tcLink != null) {
+                tcLink.detach();
             }
         } finally {
             try {
-                if (xdpAttachment != null) {
-                    xdpAttachment.detach();
+                if (xdpLink != null) {
+                    xdpLink.detach();
                 }
             } finally {
                 object.close();

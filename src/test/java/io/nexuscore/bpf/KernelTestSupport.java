@@ -63,6 +63,12 @@ public final class KernelTestSupport {
         throw new IllegalStateException("no " + count + " client ports share a slot");
     }
 
+    /** True when a bpf_link on the host holds program {@code programId} (how tcx attachments show). */
+    public static boolean linkHolds(int programId) {
+        return Shell.ok("sh", "-c", "bpftool -j link show | jq -r '.[].prog_id'").lines()
+                .anyMatch(id -> id.equals(String.valueOf(programId)));
+    }
+
     /** Closes and removes the pins, whatever happened. */
     public static void dispose(KernelDataPath path) {
         if (path != null) {

@@ -223,12 +223,14 @@ class RealTrafficTest {
     @Test
     @Order(5)
     void closeDetachesEverythingAndRestoresTheSysctl() {
+        int tcProgram = kernel.attachments().get(0).tcProgramId();
+        assertTrue(KernelTestSupport.linkHolds(tcProgram), "a tcx link holds the TC program until close");
         kernel.close();
 
         String link = Shell.ok("ip", "-d", "link", "show", "dev", veth.hostInterface);
         assertFalse(link.contains("xdp"), "no XDP program left:\n" + link);
-        String filters = Shell.ok("tc", "filter", "show", "dev", veth.hostInterface, "ingress");
-        assertEquals("", filters.trim(), "no TC filter left");
+        assertFalse(KernelTestSupport.linkHolds(tcProgram), "no tcx link left holding the TC program " + tcProgram);
+        assertEquals(List.of(), kernel.attachments(), "nothing reported attached after close");
         assertEquals(fwmarkBefore, Sysctl.TCP_FWMARK_ACCEPT.read(), "sysctl restored");
         assertTrue(pinDir.resolve("routing_decisions").toFile().exists(), "pins kept by close");
         kernel.removePins();
