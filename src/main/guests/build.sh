@@ -26,13 +26,13 @@ cflags=(--target=wasm32-wasi -O2 -std=c11 -Wall -Wextra -Werror)
 # The cl100k tables (~1.3 MB of data in the guest: token bytes and lengths, a hash index, Unicode letter/number ranges)
 # are generated and compiled once, and again only when the jar or the generator changes.
 tables="$work/cl100k_tables.c"
-if [[ ! -f "$tables" || "$jar" -nt "$tables" || "$src/Cl100kTables.java" -nt "$tables" ]]; then
+if [[ ! -f "$tables" || ! -f "$work/cl100k_layout.h" || "$jar" -nt "$tables" || "$src/Cl100kTables.java" -nt "$tables" ]]; then
   java "$src/Cl100kTables.java" "$jar" "$tables"
 fi
 if [[ ! -f "$work/cl100k_tables.o" || "$tables" -nt "$work/cl100k_tables.o" ]]; then
   "$cc" "${cflags[@]}" -c -o "$work/cl100k_tables.o" "$tables"
 fi
-"$cc" "${cflags[@]}" -c -o "$work/cl100k.o" "$src/cl100k.c"
+"$cc" "${cflags[@]}" -I"$work" -c -o "$work/cl100k.o" "$src/cl100k.c"
 
 tier=0
 for name in nano small large; do
