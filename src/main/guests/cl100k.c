@@ -29,9 +29,12 @@ extern const uint32_t nx_numbers[][2];
  * The hottest function of a guest call (once per candidate pair of every piece). Its loops end on
  * != and the hash loop is not unrolled, so no unsigned >= is left in it: Chicory, on Java 17, calls
  * every i32.ge_u through an interface (MemCopyWorkaround, its guard against a C2 miscompilation of
- * Integer.compareUnsigned), which cost this function as much as its own work.
+ * Integer.compareUnsigned), which cost this function as much as its own work. Kept out of line:
+ * inlined into its five callers (Chicory compiles each Wasm function to one Java method) the time
+ * saved on i32.ge_u reappeared in the callers; out of line the guest costs 0.2-0.7 us less CPU per
+ * nano request (bench/jar-ab.sh, TARGET=wasm, async-profiler, 2026-12-05).
  */
-static uint32_t rank_of(const unsigned char *p, size_t n) {
+__attribute__((noinline)) static uint32_t rank_of(const unsigned char *p, size_t n) {
     uint32_t h = 0x811c9dc5u;
 #pragma clang loop unroll(disable)
     for (size_t i = 0; i != n; i++) {
