@@ -18,6 +18,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -53,6 +54,18 @@ public final class WasmTierPool implements TierBackend {
 
     private static final System.Logger LOG = System.getLogger(WasmTierPool.class.getName());
     private static final long IDLE_POLL_MS = 100;
+    /**
+     * nexus_tier_call_seconds is a histogram with these buckets (histogram_quantile across instances),
+     * not client-side percentiles: those record every call into three HdrHistogram recorders whose
+     * shared phaser counters the event loops and workers fight over (0.1-0.2 us more per nano request
+     * here). From a nano call (2-6 us) to a large one's runaway limit.
+     */
+    private static final Duration[] CALL_BUCKETS = {
+        Duration.ofNanos(2_000), Duration.ofNanos(5_000), Duration.ofNanos(10_000), Duration.ofNanos(20_000),
+        Duration.ofNanos(50_000), Duration.ofNanos(100_000), Duration.ofNanos(200_000), Duration.ofNanos(500_000),
+        Duration.ofMillis(1), Duration.ofMillis(2), Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(20),
+        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(500),
+        Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10)};
     /**
      * How long one idle worker polls for the next job before parking (see {@link SpinThenParkQueue}):
      * longer than one client's round trip here (~70 µs at c=1), so a client's next request finds a
@@ -166,7 +179,7 @@ public final class WasmTierPool implements TierBackend {
                 .tag("tier", tier).tag("engine", engine.name()).publishPercentiles(0.5, 0.99).register(registry));
         Timer callTime = register(Timer.builder("nexus.tier.call")
                 .description("Time inside the guest for one request")
-                .tag("tier", tier).publishPercentiles(0.5, 0.99).register(registry));
+                .tag("tier", tier).serviceLevelObjectives(CALL_BUCKETS).register(registry));
         rejected = register(Counter.builder("nexus.tier.rejected")
                 .description("Requests refused because the tier's queue was full")
                 .tag("tier", tier).register(registry));

@@ -53,6 +53,11 @@ class TierPoolsTest {
                 // Metrics, tagged by tier (Prometheus names: nexus_tier_queue_wait_seconds, ...).
                 assertEquals(1, registry.get("nexus.tier.queue.wait").tag("tier", "small").timer().count());
                 assertEquals(1, registry.get("nexus.tier.call").tag("tier", "large").timer().count());
+                // The guest time is a histogram (aggregatable buckets), its call in the 10 s bucket.
+                io.micrometer.core.instrument.distribution.CountAtBucket[] buckets =
+                        registry.get("nexus.tier.call").tag("tier", "large").timer().takeSnapshot().histogramCounts();
+                assertEquals(21, buckets.length);
+                assertEquals(1.0, buckets[buckets.length - 1].count());
                 assertEquals(2, registry.get("nexus.tier.instantiate").tag("tier", "nano").timer().count());
                 assertEquals(2.0, registry.get("nexus.tier.instances.live").tag("tier", "large").gauge().value());
                 assertTrue(registry.get("nexus.tier.memory.pages").tag("tier", "nano").gauge().value() >= 2 * 2);
