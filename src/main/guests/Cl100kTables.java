@@ -37,7 +37,7 @@ public final class Cl100kTables {
 
     static final String RESOURCE = "com/knuddels/jtokkit/cl100k_base.tiktoken";
     static final int SLOT_BITS = 17;
-    static final int BLOCK = 32;
+    static final int BLOCK = 8;
     /** jtokkit's Cl100kParser classifies letters up to here and numbers up to NUMBER_LIMIT. */
     static final int LETTER_LIMIT = 0x323af;
     static final int NUMBER_LIMIT = 0x1fbf9;

@@ -48,6 +48,26 @@ static uint64_t heap_start(void) {
     return (uint64_t)(uintptr_t)&__heap_base;
 }
 
+/*
+ * Heap room every instance starts with. The host restores an instance to its image after each call
+ * and replaces it instead when the call grew memory (memory cannot shrink); without this reserve the
+ * room above __heap_base was whatever the data's last page happened to leave (0 to 64 KiB), and a
+ * change of the tables' size could make every ordinary request grow memory and cost a fresh instance.
+ * Grown by the reactor's _initialize, so it is part of the image (zero pages: the reset after a call
+ * copies only what the call wrote). 512 KiB holds a 16 KB prompt's token-count scratch (20 bytes per
+ * prompt byte, cl100k.h) with its request and answer; a longer prompt still grows and is replaced.
+ */
+#define HEAP_RESERVE (512ull * 1024ull)
+
+__attribute__((constructor)) static void reserve_heap(void) {
+    uint64_t want = heap_start() + HEAP_RESERVE;
+    uint64_t have = (uint64_t)__builtin_wasm_memory_size(0) * WASM_PAGE;
+    if (want > have) {
+        /* A ceiling below the reserve leaves less room: requests then grow (or hit the ceiling) as before. */
+        (void)__builtin_wasm_memory_grow(0, (size_t)((want - have + WASM_PAGE - 1) / WASM_PAGE));
+    }
+}
+
 /* Never returns NULL: when memory cannot grow it tells the host why and traps, so a runaway
  * request ends the call instead of corrupting the heap. */
 static void *nx_alloc(uint64_t size, uint64_t align) {

@@ -218,7 +218,7 @@ final class EventLoopGuests implements AutoCloseable {
                     CoreInstance fresh = guests.instantiate();
                     if (!guests.warmUp(fresh, name)) {
                         fresh.close();
-                        throw new IllegalStateException("the fresh instance failed its warm-up call");
+                        throw new IllegalStateException("the fresh instance failed its warm-up call or its reset after it (logged above)");
                     }
                     pages = fresh.memoryPages();
                     instance = fresh;

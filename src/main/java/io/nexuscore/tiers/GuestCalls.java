@@ -86,7 +86,15 @@ final class GuestCalls {
             LOG.log(System.Logger.Level.WARNING, who + ": warm-up call failed on instance " + instance.id() + ": " + e);
             return false;
         }
-        return reset(instance, who);
+        if (!reset(instance, who)) {
+            byte[] image = pristine;
+            LOG.log(System.Logger.Level.WARNING, who + ": instance " + instance.id() + " cannot be reset after its warm-up call: "
+                    + "memory is " + instance.memoryPages() + " pages, its image "
+                    + (image == null ? "unknown" : image.length / TierConfig.WASM_PAGE + " pages")
+                    + " (a guest whose ordinary call grows memory is replaced after every request)");
+            return false;
+        }
+        return true;
     }
 
     /** The failure a trap answers, counted under its kind; CLOSED for an interrupt while the pool shuts down. */

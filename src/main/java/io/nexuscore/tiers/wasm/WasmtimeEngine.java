@@ -199,6 +199,7 @@ public final class WasmtimeEngine implements WasmEngine {
                 instance.getFunc(store, HostImports.INITIALIZE)
                         .orElseThrow(() -> new IllegalArgumentException(what + ": missing export _initialize"))
                         .call(store);
+                sizeBytes = memory.dataSize(store); // _initialize may grow memory (the guests reserve heap room)
                 ok = true;
             } catch (RuntimeException e) {
                 throw new IllegalArgumentException(what + ": cannot instantiate: " + e.getMessage(), e);
