@@ -23,6 +23,8 @@ import jnr.ffi.Pointer;
 public final class LatencyRing implements AutoCloseable {
 
     private static final String MAP = "latency_ringbuf";
+    private static final int FNV_OFFSET = 0x811c9dc5;
+    private static final int FNV_PRIME = 0x01000193;
     private static final int EVENT_SIZE = SharedStructs.LATENCY_EVENT.size();
     private static final int OFF_TIMESTAMP = SharedStructs.LATENCY_EVENT.offset("timestamp_ns");
     private static final int OFF_TENANT = SharedStructs.LATENCY_EVENT.offset("tenant_id");
@@ -110,15 +112,30 @@ public final class LatencyRing implements AutoCloseable {
         return dropped.sum();
     }
 
-    /** A stable 32-bit id for a tenant name (FNV-1a over its UTF-8 bytes); 0 for none. */
+    /**
+     * A stable 32-bit id for a tenant name (FNV-1a over its UTF-8 bytes); 0 for none. Computed once
+     * per request: an ASCII name (an ASCII char is its own UTF-8 byte) is hashed from its chars
+     * without encoding it into a new array first.
+     */
     public static int tenantId(String tenant) {
         if (tenant == null || tenant.isEmpty()) {
             return 0;
         }
-        int hash = 0x811c9dc5;
-        for (byte b : tenant.getBytes(StandardCharsets.UTF_8)) {
-            hash ^= b & 0xff;
-            hash *= 0x01000193;
+        int hash = FNV_OFFSET;
+        for (int i = 0; i < tenant.length(); i++) {
+            char c = tenant.charAt(i);
+            if (c >= 0x80) {
+                return fnv1a(tenant.getBytes(StandardCharsets.UTF_8));
+            }
+            hash = (hash ^ c) * FNV_PRIME;
+        }
+        return hash;
+    }
+
+    private static int fnv1a(byte[] bytes) {
+        int hash = FNV_OFFSET;
+        for (byte b : bytes) {
+            hash = (hash ^ (b & 0xff)) * FNV_PRIME;
         }
         return hash;
     }

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nexuscore.adapt.LatencyRing;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.misroute.Misroute;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Per-tenant series move with each tenant's requests, and never grow past the configured bound. */
@@ -55,5 +56,13 @@ class TenantSeriesTest {
         assertEquals(0, LatencyRing.tenantId(null));
         assertEquals(0xe40c292c, LatencyRing.tenantId("a"));
         assertEquals(LatencyRing.tenantId("acme"), LatencyRing.tenantId("acme"));
+        // FNV-1a 32 over the UTF-8 bytes, ASCII or not (reference values from the byte-wise definition).
+        for (String name : List.of("anonymous", "acme-prod", "zürich", "東京", "a\uD83D\uDE00b", "x\u007f\u0080")) {
+            int expected = 0x811c9dc5;
+            for (byte b : name.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                expected = (expected ^ (b & 0xff)) * 0x01000193;
+            }
+            assertEquals(expected, LatencyRing.tenantId(name), name);
+        }
     }
 }
