@@ -20,9 +20,15 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Fleet {
 
-    /** Hazelcast's heartbeat; a member silent for {@link #NO_HEARTBEAT_SECONDS} is dropped from the fleet. */
+    /**
+     * Hazelcast's heartbeat; a member silent for {@link #NO_HEARTBEAT_SECONDS} is dropped from the fleet.
+     * Not less: a healthy router on a loaded 2-core CI machine once went 6.5 s without a heartbeat
+     * reaching the master while another member was being dropped, and the eviction split the fleet in
+     * three (FleetIT, 2026-12-05). A drop costs a split-brain merge later; 10 s still finds a dead router
+     * in seconds, not Hazelcast's default minute.
+     */
     static final int HEARTBEAT_SECONDS = 1;
-    static final int NO_HEARTBEAT_SECONDS = 6;
+    static final int NO_HEARTBEAT_SECONDS = 10;
     /** How soon after a partition heals the two sides merge (Hazelcast's default: 300 s, then 120 s). */
     static final int MERGE_DELAY_SECONDS = 5;
 

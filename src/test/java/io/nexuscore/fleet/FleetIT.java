@@ -23,6 +23,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.TestWatcher;
 
 /**
  * Three routers as separate processes (the built jar, user-space mode, loopback, distinct ports) in
@@ -37,6 +40,17 @@ class FleetIT {
 
     private Path work;
     private final List<RouterProcess> routers = new ArrayList<>();
+
+    /** A fleet failure is rarely in the router that noticed it: on a failure every router's log is shown. */
+    @RegisterExtension
+    final TestWatcher allLogsOnFailure = new TestWatcher() {
+        @Override
+        public void testFailed(ExtensionContext context, Throwable cause) {
+            for (RouterProcess r : routers) {
+                System.out.println("---- " + r.node + " (" + context.getDisplayName() + " failed) ----\n" + r.log(300));
+            }
+        }
+    };
 
     @BeforeAll
     void startThreeRouters() throws Exception {
@@ -185,6 +199,33 @@ class FleetIT {
         n3.await("n3 back in a fleet of three", 120, () -> clusterMembers(n3) == 3);
         long version = awaitOneVersion(0);
         assertTrue(n3.events("fleet").stream().anyMatch(e -> e.getLong("version") == version), "n3 announced " + version);
+    }
+
+    @Test
+    @Order(5)
+    void aChangeMadeWhileTwoRoutersAreCutOffReachesTheFleetWhenTheyAreBack() throws Exception {
+        RouterProcess n1 = routers.get(0);
+        RouterProcess n2 = routers.get(1);
+        RouterProcess n3 = routers.get(2);
+        n3.signal("STOP");
+        try {
+            // n2 takes a change and stalls before the fleet has dropped n3 (its write cannot go out yet),
+            // long enough for n1 to drop n2 as well: three one-router fleets.
+            assertEquals(200, n2.send("PATCH", "/thresholds", new JsonObject().put("nano_max", 38)).status());
+            n2.signal("STOP");
+            try {
+                n1.await("n2 and n3 evicted", 60, () -> clusterMembers(n1) == 1);
+            } finally {
+                n2.signal("CONT");
+            }
+            n1.await("n1 has 38", 120, () -> nanoMax(38).test(n1));
+        } finally {
+            n3.signal("CONT");
+        }
+        n3.await("n3 reconciled to 38", 120, () -> nanoMax(38).test(n3));
+        n1.await("a fleet of three again", 120, () -> clusterMembers(n1) == 3 && clusterMembers(n2) == 3
+                && clusterMembers(n3) == 3);
+        awaitOneVersion(0);
     }
 
     // --- helpers -----------------------------------------------------------------------------------

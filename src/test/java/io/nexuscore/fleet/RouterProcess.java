@@ -203,9 +203,14 @@ final class RouterProcess implements AutoCloseable {
     }
 
     String log() {
+        return log(60);
+    }
+
+    /** The last {@code count} lines of the router's log. */
+    String log(int count) {
         try {
             List<String> lines = Files.readAllLines(dir.resolve("router.log"));
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
         } catch (IOException e) {
             return "(no log: " + e + ")";
         }
