@@ -215,13 +215,17 @@ class FleetIT {
             n2.signal("STOP");
             try {
                 n1.await("n2 and n3 evicted", 60, () -> clusterMembers(n1) == 1);
+                assertEquals(200, n1.get("/thresholds").status(), "alone, n1 still answers");
             } finally {
                 n2.signal("CONT");
             }
-            n1.await("n1 has 38", 120, () -> nanoMax(38).test(n1));
         } finally {
             n3.signal("CONT");
         }
+        // Not asserted while n3 is still stopped: Hazelcast 5.3.8 may then leave n1 and n2 apart (the
+        // connection n2 opened before its pause goes stale, each side's merge check to the other fails
+        // until a membership change; README "Running a fleet").
+        n1.await("n1 has 38", 120, () -> nanoMax(38).test(n1));
         n3.await("n3 reconciled to 38", 120, () -> nanoMax(38).test(n3));
         n1.await("a fleet of three again", 120, () -> clusterMembers(n1) == 3 && clusterMembers(n2) == 3
                 && clusterMembers(n3) == 3);
