@@ -209,8 +209,9 @@ class FleetIT {
         RouterProcess n3 = routers.get(2);
         n3.signal("STOP");
         try {
-            // n2 takes a change and stalls before the fleet has dropped n3 (its write cannot go out yet),
-            // long enough for n1 to drop n2 as well: three one-router fleets.
+            // n2 takes a change and stalls before the fleet has dropped n3 (its write may not have gone
+            // out: a partition or backup on n3 holds it), long enough for n1 to drop n2 as well: three
+            // one-router fleets.
             assertEquals(200, n2.send("PATCH", "/thresholds", new JsonObject().put("nano_max", 38)).status());
             n2.signal("STOP");
             try {
