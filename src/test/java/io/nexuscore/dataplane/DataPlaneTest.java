@@ -126,17 +126,22 @@ class DataPlaneTest {
         int[] sizes = {20, 800, 20, 800, 400, 20};
         List<String> tiers = Collections.synchronizedList(new ArrayList<>());
         Set<HttpConnection> connections = Collections.newSetFromMap(new IdentityHashMap<>());
-        Future<Void> chain = Future.succeededFuture();
-        for (int size : sizes) {
-            chain = chain.compose(v -> single.request(new RequestOptions().setMethod(HttpMethod.POST)
-                            .setHost("127.0.0.1").setPort(port).setURI("/v1/chat/completions"))
-                    .compose(req -> req.send(RouterFixture.chat(size).toBuffer()))
-                    .compose(response -> {
-                        connections.add(response.request().connection());
-                        tiers.add(response.getHeader(HEADER_ASSIGNED_TIER) + "/" + response.getHeader(HEADER_TIER));
-                        return response.body().mapEmpty();
-                    }));
-        }
+        // Started on a context, as RouterFixture.exchange does: the CI run of 2026-12-06 02:19 timed
+        // out here with the chain begun on the test's own thread.
+        Future<Void> chain = RouterFixture.onContext(single, () -> {
+            Future<Void> requests = Future.succeededFuture();
+            for (int size : sizes) {
+                requests = requests.compose(v -> single.request(new RequestOptions().setMethod(HttpMethod.POST)
+                                .setHost("127.0.0.1").setPort(port).setURI("/v1/chat/completions"))
+                        .compose(req -> req.send(RouterFixture.chat(size).toBuffer()))
+                        .compose(response -> {
+                            connections.add(response.request().connection());
+                            tiers.add(response.getHeader(HEADER_ASSIGNED_TIER) + "/" + response.getHeader(HEADER_TIER));
+                            return response.body().mapEmpty();
+                        }));
+            }
+            return requests;
+        });
         chain.onComplete(ctx.succeeding(v -> ctx.verify(() -> {
             List<String> expected = new ArrayList<>();
             for (int size : sizes) {

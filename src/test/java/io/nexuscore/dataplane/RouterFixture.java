@@ -150,17 +150,25 @@ final class RouterFixture {
      * or a raw socket against the same router, which had answered 200 and published the event).
      */
     static Future<Reply> exchange(HttpClient client, RequestOptions options, Buffer body) {
-        Supplier<Future<Reply>> exchange = () -> client.request(options)
+        return onContext(client, () -> client.request(options)
                 .compose(request -> (body == null ? request.send() : request.send(body))
                         .compose(response -> response.body()
-                                .map(b -> new Reply(response.statusCode(), response.headers(), b))));
+                                .map(b -> new Reply(response.statusCode(), response.headers(), b)))));
+    }
+
+    /**
+     * Runs {@code work} (requests on {@code client}) on a Vert.x context: at once when the caller is
+     * on one, else on a context of the client's Vert.x. Every test that drives a client itself, not
+     * through {@link #exchange}, starts there (see {@link #exchange} for why).
+     */
+    static <T> Future<T> onContext(HttpClient client, Supplier<Future<T>> work) {
         if (Vertx.currentContext() != null) {
-            return exchange.get();
+            return work.get();
         }
         Context context = ((HttpClientInternal) client).vertx().getOrCreateContext();
-        Promise<Reply> reply = Promise.promise();
-        context.runOnContext(v -> exchange.get().onComplete(reply));
-        return reply.future();
+        Promise<T> result = Promise.promise();
+        context.runOnContext(v -> work.get().onComplete(result));
+        return result.future();
     }
 
     static Future<Reply> post(HttpClient client, int port, String path, JsonObject body) {
