@@ -24,7 +24,9 @@
 # BODY=<file> posts that JSON as every request instead of the short chat: a real client's request
 # (bench/data/chat-tools.json: a system prompt, a question and six tool definitions, 3.2 KB) shows
 # what the router's per-byte work (the kernel's scan, the parse, the forward) costs beside nginx.
-# PROFILE_DIR=<dir> profiles the c=64 point of each router and of the Java peer beside it (vertx-proxy,
+# CONNS=<n> measures (and profiles) each point with n connections instead of 64 (CONNS=1: the
+# single-connection latency path, where a per-request wake-up shows); warm-ups stay at c=64.
+# PROFILE_DIR=<dir> profiles the measured point of each router and of the Java peer beside it (vertx-proxy,
 # or inline for TARGET=wasm) with async-profiler (CPU, every 200 µs, Java, native and kernel frames,
 # fetched from Maven Central on first use) into <dir>/router-<jar number>-round-<round>.collapsed
 # (vertx-proxy-round-<round>, inline-round-<round>), the requests served meanwhile in a .requests file
@@ -43,6 +45,8 @@ fi
 rounds=$1; shift
 for jar in "$@"; do [ -f "$jar" ] || { echo "bench: no jar at $jar" >&2; exit 2; }; done
 secs=${SECONDS_PER_POINT:-8}
+conns=${CONNS:-64}
+[[ "$conns" =~ ^[1-9][0-9]*$ ]] || { echo "bench: CONNS is a positive number of connections, not '$conns'" >&2; exit 2; }
 modes=${MODES:-kernel}
 for mode in $modes; do
   case $mode in kernel|user) ;; *) echo "bench: MODES holds kernel and/or user, not '$mode'" >&2; exit 2 ;; esac
@@ -91,7 +95,7 @@ point() { # name port pid... (a forwarding target's own processes first, its ups
       > "$profile_out.log" 2>&1 &
     prof_pid=$!
   fi
-  wrk -t1 -c64 -d"${secs}s" --latency -s "$tmp/post.lua" "$url" > "$tmp/wrk.out"
+  wrk -t1 -c"$conns" -d"${secs}s" --latency -s "$tmp/post.lua" "$url" > "$tmp/wrk.out"
   after=$(cpu_split "$@"); p1=$(preemptions "${own[@]}")
   local n; n=$(awk '/requests in/ { print $1 }' "$tmp/wrk.out")
   if [ -n "$prof_pid" ]; then
@@ -99,7 +103,7 @@ point() { # name port pid... (a forwarding target's own processes first, its ups
     # requests served while the profiler ran: the rate times its seconds
     awk -v s=$((secs - 1)) '/^Requests\/sec/ { printf "%d\n", $2 * s }' "$tmp/wrk.out" > "$profile_out.requests"
   fi
-  printf "%-44s c=64 rps=%-7s p50=%-9s %s preempted_per_req=%.2f\n" "$name" \
+  printf "%-44s c=%-2s rps=%-7s p50=%-9s %s preempted_per_req=%.2f\n" "$name" "$conns" \
     "$(awk '/^Requests\/sec/ { printf "%.0f", $2 }' "$tmp/wrk.out")" "$(awk '$1 == "50%" { print $2 }' "$tmp/wrk.out")" \
     "$(awk -v a="$before" -v b="$after" -v hz="$(getconf CLK_TCK)" -v n="$n" 'BEGIN {
        split(a, x, " "); split(b, y, " "); u = n ? (y[1] - x[1]) * 1e6 / hz / n : 0; s = n ? (y[2] - x[2]) * 1e6 / hz / n : 0
