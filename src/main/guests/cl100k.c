@@ -42,13 +42,21 @@ __attribute__((noinline)) static uint32_t rank_of(const unsigned char *p, size_t
         h *= 0x01000193u;
     }
     const uint32_t mask = (1u << NX_CL100K_SLOT_BITS) - 1u;
+    const uint32_t rank_mask = (1u << NX_CL100K_RANK_BITS) - 1u;
+    /* The slot's tag (Cl100kTables.slot): the length modulo 128 and the hash's top byte. Another
+     * token's slot is passed on the tag alone, without a read of the lengths table. */
+    const uint32_t tag = (((uint32_t)n & ((1u << NX_CL100K_LENGTH_TAG_BITS) - 1u)) << NX_CL100K_RANK_BITS)
+        | (h & 0xff000000u);
     for (uint32_t s = h & mask;; s = (s + 1u) & mask) {
         uint32_t v = nx_cl100k_slots[s];
         if (v == 0) {
             return NO_RANK;
         }
-        uint32_t rank = v - 1u;
-        if (nx_cl100k_lengths[rank] != n) {
+        if ((v & ~rank_mask) != tag) {
+            continue;
+        }
+        uint32_t rank = (v & rank_mask) - 1u;
+        if (nx_cl100k_lengths[rank] != n) { /* the tag holds the length modulo 128 only */
             continue;
         }
         uint32_t off = nx_cl100k_blocks[rank / NX_CL100K_BLOCK];
