@@ -19,6 +19,9 @@ extern const uint32_t nx_letters[][2];
 extern const uint32_t nx_numbers_count;
 extern const uint32_t nx_numbers[][2];
 
+/* A slot is rank + 1, then the length tag, then the hash's top byte in bits 24-31 (rank_of). */
+_Static_assert(NX_CL100K_RANK_BITS + NX_CL100K_LENGTH_TAG_BITS == 24, "slot layout: the hash byte is bits 24-31");
+
 #define NO_RANK 0xffffffffu
 /* Above every code point: a byte that starts no valid UTF-8 sequence, classified as "other". */
 #define INVALID_BYTE 0x110000
