@@ -175,7 +175,7 @@ class FleetAdaptiveIT {
             long gap = steps.get(i).getLong("at_ms") - steps.get(i - 1).getLong("at_ms");
             assertTrue(gap >= PERIOD_MS - PERIOD_MS / 10, "two fleet steps " + gap + " ms apart: " + steps);
         }
-        long kernelSteps = recalibrations(k1) + recalibrations(k2);
+        long kernelSteps = loopSteps(k1) + loopSteps(k2);
         System.out.println("fleet adaptive steps " + steps.size() + " (at_ms " + steps.stream().map(e -> e.getLong("at_ms"))
                 .toList() + ", origins " + steps.stream().map(e -> e.getString("origin")).toList() + "); kernel loop steps k1+k2 "
                 + kernelSteps);
@@ -262,15 +262,13 @@ class FleetAdaptiveIT {
         return server;
     }
 
-    /** nano_max changes the router's own kernel loop made (GET /adaptive, the pinned adaptive_stats). */
-    /** The loop's steps so far, 0 while its status cannot be read. */
+    /**
+     * nano_max changes the router's own kernel loop made (GET /adaptive, the pinned adaptive_stats);
+     * 0 while its status cannot be read (the assertions that use it then fail, naming it unreadable).
+     */
     private static long loopSteps(RouterProcess r) {
         JsonObject adaptive = r.tryJson("/adaptive");
         return adaptive == null ? 0 : adaptive.getJsonObject("status").getLong("recalibrations");
-    }
-
-    private static long recalibrations(RouterProcess r) {
-        return r.get("/adaptive").json().getJsonObject("status").getLong("recalibrations");
     }
 
     private static JsonObject fleetScope(JsonObject config) {
