@@ -109,7 +109,8 @@ point() { # name port pid... (a forwarding target's own processes first, its ups
        split(a, x, " "); split(b, y, " "); u = n ? (y[1] - x[1]) * 1e6 / hz / n : 0; s = n ? (y[2] - x[2]) * 1e6 / hz / n : 0
        printf "cpu_us_per_req=%.1f (user %.1f sys %.1f)", u + s, u, s }')" \
     "$(awk -v a="$p0" -v b="$p1" -v n="$n" 'BEGIN { print n ? (b - a) / n : 0 }')"
-  [ "$target" = wasm ] && point_c1 "$name" "$url"
+  # The Wasm target's second figure, unless the measured point was c=1 already (CONNS=1).
+  [ "$target" = wasm ] && [ "$conns" != 1 ] && point_c1 "$name" "$url"
   return 0
 }
 point_c1() { # name url: one connection, P50 and rate (the Wasm target's second figure)
