@@ -2,7 +2,8 @@
 # Kernel data path benchmark (root): XDP and TC chain ns/packet (BPF_PROG_TEST_RUN, repeat 1e6),
 # the same under real veth traffic (kernel.bpf_stats_enabled) beside two programs that do nothing
 # (bench/bpf/nexus_empty.bpf.c: the floor any program pays there), and a verdict lookup from Java.
-# Usage: bench/kernel-bench.sh [repeat] [real-traffic requests] [table]  (table: the test_run table only)
+# Usage: bench/kernel-bench.sh [repeat] [real-traffic requests] [table|traffic]
+#   (table: the test_run table only; traffic: the real-traffic phase only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/mount-bpffs.sh

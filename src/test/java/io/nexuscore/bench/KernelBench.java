@@ -48,7 +48,12 @@ public final class KernelBench {
 
     public static void main(String[] args) throws Exception {
         int repeat = args.length > 0 ? Integer.parseInt(args[0]) : REPEAT;
-        boolean tableOnly = args.length > 2 && args[2].equals("table"); // quick runs while tuning the programs
+        String only = args.length > 2 ? args[2] : "all"; // table | traffic: quick runs while tuning the programs
+        boolean tableOnly = only.equals("table");
+        if (only.equals("traffic")) {
+            realTraffic(args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
+            return;
+        }
         Map<String, String> heads = new java.util.LinkedHashMap<>();
         heads.put("short GET (40 B head)", "GET /v1/models HTTP/1.1\r\nHost: r\r\n\r\n");
         heads.put("POST + Content-Length (180 B head)", "POST /v1/tasks/summarize HTTP/1.1\r\nHost: router:8080\r\n"
