@@ -31,7 +31,7 @@ import java.util.Set;
  * <li>ns per packet for XDP nexus_classify and the TC chain, BPF_PROG_TEST_RUN with repeat 1e6,
  *     for heads of several sizes and for a packet that is not scored;</li>
  * <li>the same programs under real traffic (veth + netns + curl keep-alive), from
- *     BPF_ENABLE_STATS run_time_ns / run_cnt;</li>
+ *     BPF_ENABLE_STATS run_time_ns / run_cnt: a form POST and a chat request with a 250 B prompt;</li>
  * <li>one verdict read from Java: the mmap'ed slot (plain loads), the LRU fallback by bpf(2) through
  *     jnr-ffi, a collided connection and a miss; median, p99 and bytes allocated per call, against the
  *     Java parser + scorer on the same head.</li>
@@ -223,6 +223,16 @@ public final class KernelBench {
      * floor: what bpf_stats reports for any program on this interface and machine).
      */
     private static void realTraffic(int requests) throws Exception {
+        // A form body (no prompt key: the body phase only searches for one) and a chat request with
+        // a 250 B prompt, as an OpenAI client sends it (the body phase counts the prompt's features).
+        String chat = "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + "How many eggs does she sell, at 2 dollars each? ".repeat(6).substring(0, 250) + "\"}]}";
+        realTraffic(requests, "POST of a 400 B form body", "/v1/tasks/summarize", List.of("--data-binary", "x".repeat(400)));
+        realTraffic(requests, "chat request, 250 B prompt", "/v1/chat/completions",
+                List.of("-H", "Content-Type: application/json", "--data-binary", chat));
+    }
+
+    private static void realTraffic(int requests, String label, String path, List<String> payload) throws Exception {
         Path pinDir = KernelTestSupport.uniquePinDir();
         try (VethNetns veth = VethNetns.create()) {
             HttpServer server = HttpServer.create(new InetSocketAddress(veth.hostAddress, PORT), 64);
@@ -234,8 +244,9 @@ public final class KernelBench {
             server.start();
             AutoCloseable stats = KernelDataPath.enableStats(); // fd-scoped: off again when closed
             try {
-                String url = "http://" + veth.hostAddress.getHostAddress() + ":" + PORT + "/v1/tasks/summarize";
-                List<String> command = new ArrayList<>(List.of("curl", "-s", "-o", "/dev/null", "--data-binary", "x".repeat(400)));
+                String url = "http://" + veth.hostAddress.getHostAddress() + ":" + PORT + path;
+                List<String> command = new ArrayList<>(List.of("curl", "-s", "-o", "/dev/null"));
+                command.addAll(payload);
                 for (int i = 0; i < TRAFFIC_BATCH; i++) {
                     command.add(url);
                 }
@@ -245,8 +256,8 @@ public final class KernelBench {
                 try {
                     ours = send(veth, command, requests, kernel::programStats, KernelDataPath.XDP_PROGRAM,
                             KernelDataPath.TC_CLASSIFY_PROGRAM);
-                    System.out.printf("%nreal traffic: %,d HTTP requests over veth in %.1f s (BPF_ENABLE_STATS), %d batches of %d%n",
-                            requests, ours.seconds, ours.xdpBatches.length, TRAFFIC_BATCH);
+                    System.out.printf("%nreal traffic, %s: %,d HTTP requests over veth in %.1f s (BPF_ENABLE_STATS), %d batches of %d%n",
+                            label, requests, ours.seconds, ours.xdpBatches.length, TRAFFIC_BATCH);
                     System.out.printf("%-20s %12s %12s %10s %12s %12s%n", "program", "run_cnt", "run_time_ns", "ns/run",
                             "batch P50", "batch min");
                     ours.print();
