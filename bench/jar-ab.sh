@@ -33,6 +33,8 @@
 # beside it: bench/profile-summary.py turns two of them into µs of CPU per request per frame (an A/B
 # that the rate's noise cannot hide), bench/jfr-flame.py into a flame graph. Profiling costs the
 # profiled point a few per cent of its rate.
+# JAVA_OPTS_<n>="<options>" starts the n-th jar's JVM with these options (the same jar twice with
+# JAVA_OPTS_2 set is an A/B of a JVM option).
 # JFR_DIR=<dir> records each router's measured points with JFR (profile settings, from the end of
 # its warm-up to its exit) into <dir>/router-<jar number>-round-<round>.jfr; bench/jfr-flame.py folds it.
 set -euo pipefail
@@ -179,7 +181,9 @@ JSON
         exec 9> /tmp/nx-lo.lock; flock 9
         jfr=()
         [ -n "${JFR_DIR:-}" ] && jfr=("-XX:StartFlightRecording=delay=${warm}s,filename=$JFR_DIR/router-$i-round-$round.jfr,settings=profile")
-        java "${jfr[@]}" -jar "$jar" --config "$tmp/router.json" > "$tmp/router-$i.log" 2>&1 &
+        opts_var="JAVA_OPTS_$i"
+        # shellcheck disable=SC2086 # word splitting of the options is meant
+        java ${!opts_var:-} "${jfr[@]}" -jar "$jar" --config "$tmp/router.json" > "$tmp/router-$i.log" 2>&1 &
         pid=$!
         trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null || true; rm -rf "$pin_dir"' EXIT
         wait_port "$data_port" "$pid" || { tail -20 "$tmp/router-$i.log" >&2; exit 1; }
