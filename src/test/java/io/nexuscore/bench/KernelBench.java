@@ -49,6 +49,9 @@ public final class KernelBench {
     public static void main(String[] args) throws Exception {
         int repeat = args.length > 0 ? Integer.parseInt(args[0]) : REPEAT;
         String only = args.length > 2 ? args[2] : "all"; // table | traffic: quick runs while tuning the programs
+        if (!List.of("all", "table", "traffic").contains(only)) {
+            throw new IllegalArgumentException("third argument: all, table or traffic, not " + only);
+        }
         boolean tableOnly = only.equals("table");
         if (only.equals("traffic")) {
             realTraffic(args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
@@ -62,9 +65,7 @@ public final class KernelBench {
                 + "p".repeat(560) + "\r\n\r\n" + "b".repeat(200));
         String chatHead = "POST /v1/chat/completions HTTP/1.1\r\nHost: router:8080\r\nContent-Type: application/json\r\n";
         for (int promptBytes : new int[] {250, 800}) {
-            String body = "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\""
-                    + "How many eggs does she sell, at 2 dollars each? ".repeat(promptBytes / 48 + 1).substring(0, promptBytes)
-                    + "\"}]}";
+            String body = chatBody(promptBytes);
             heads.put("chat, " + promptBytes + " B prompt in the segment",
                     chatHead + "Content-Length: " + body.length() + "\r\n\r\n" + body);
         }
@@ -225,11 +226,16 @@ public final class KernelBench {
     private static void realTraffic(int requests) throws Exception {
         // A form body (no prompt key: the body phase only searches for one) and a chat request with
         // a 250 B prompt, as an OpenAI client sends it (the body phase counts the prompt's features).
-        String chat = "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\""
-                + "How many eggs does she sell, at 2 dollars each? ".repeat(6).substring(0, 250) + "\"}]}";
         realTraffic(requests, "POST of a 400 B form body", "/v1/tasks/summarize", List.of("--data-binary", "x".repeat(400)));
         realTraffic(requests, "chat request, 250 B prompt", "/v1/chat/completions",
-                List.of("-H", "Content-Type: application/json", "--data-binary", chat));
+                List.of("-H", "Content-Type: application/json", "--data-binary", chatBody(250)));
+    }
+
+    /** A chat request's body whose one user message is promptBytes of English. */
+    private static String chatBody(int promptBytes) {
+        return "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + "How many eggs does she sell, at 2 dollars each? ".repeat(promptBytes / 48 + 1).substring(0, promptBytes)
+                + "\"}]}";
     }
 
     private static void realTraffic(int requests, String label, String path, List<String> payload) throws Exception {
