@@ -37,6 +37,7 @@ import io.nexuscore.fleet.FleetService;
 import io.nexuscore.fleet.FleetStatus;
 import io.nexuscore.fleet.RouterLocalPolicy;
 import io.nexuscore.http.IoTransport;
+import io.nexuscore.metrics.CoarseWallClock;
 import io.nexuscore.metrics.ProductionMetrics;
 import io.nexuscore.telemetry.RequestTracing;
 import io.nexuscore.telemetry.SpanExporters;
@@ -44,12 +45,13 @@ import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.KernelPrefixFloors;
 import io.nexuscore.tenants.PinnedTenantFloors;
 import io.nexuscore.tenants.PrefixTenantPolicies;
-import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantFloors;
+import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierPoolState;
 import io.nexuscore.tiers.TierPools;
 import io.nexuscore.tiers.upstream.UpstreamTierBackend;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -147,7 +149,8 @@ public final class RouterRuntime implements AutoCloseable {
      * makes (called only when {@code telemetry.otlp.enabled}); tests pass an in-memory exporter.
      */
     public static RouterRuntime start(RouterConfig config, EventSink events, SpanExporters spanExporters) {
-        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(),
+                CoarseWallClock.INSTANCE);
         if (config.cluster().enabled()) {
             // Before any meter exists: every series of a fleet says which router it comes from.
             registry.config().commonTags("node", config.cluster().node());

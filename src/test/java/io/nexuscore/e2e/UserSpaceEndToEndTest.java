@@ -1,13 +1,17 @@
 package io.nexuscore.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertSame;
+
 import io.nexuscore.RouterRuntime;
 import io.nexuscore.config.RouterConfig;
+import io.nexuscore.metrics.CoarseWallClock;
 import io.nexuscore.testing.FreePort;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The request suite with no eBPF at all: loopback, the Java scorer decides every request. */
 class UserSpaceEndToEndTest extends RequestSuite {
@@ -36,6 +40,11 @@ class UserSpaceEndToEndTest extends RequestSuite {
         } finally {
             deleteRecursively(stateDir);
         }
+    }
+
+    @Test
+    void theMetersRotateTheirWindowsOnTheCoarseWallClock() {
+        assertSame(CoarseWallClock.INSTANCE, router.registry().config().clock());
     }
 
     @Override
