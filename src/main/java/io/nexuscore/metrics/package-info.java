@@ -5,6 +5,7 @@
  * pool, the data plane's verdict-read time, and per-tenant series with bounded cardinality.
  * Kernel figures are read off the event loop by {@link io.nexuscore.metrics.MetricsRefresher} and
  * rendered from the last reading, so a scrape never makes a syscall. Alerting rules for all of
- * them: docker/alerts.yaml.
+ * them: docker/alerts.yaml. The registry's clock ({@link io.nexuscore.metrics.CoarseWallClock})
+ * lives here too.
  */
 package io.nexuscore.metrics;
