@@ -33,8 +33,10 @@
 # beside it: bench/profile-summary.py turns two of them into µs of CPU per request per frame (an A/B
 # that the rate's noise cannot hide), bench/jfr-flame.py into a flame graph. Profiling costs the
 # profiled point a few per cent of its rate.
-# JAVA_OPTS_<n>="<options>" starts the n-th jar's JVM with these options (the same jar twice with
-# JAVA_OPTS_2 set is an A/B of a JVM option).
+# JAVA_OPTS_<n>="<options>" starts the n-th router of each round with these JVM options, and
+# CONFIG_<n>='"key": {...}' adds members to its config (e.g. '"metrics": {"tlbFlushes": false}'):
+# the same jar twice with one of them set for router 2 is an A/B of that option. Routers count jar
+# by jar and, with MODES of two modes, mode by mode within a jar.
 # JFR_DIR=<dir> records each router's measured points with JFR (profile settings, from the end of
 # its warm-up to its exit) into <dir>/router-<jar number>-round-<round>.jfr; bench/jfr-flame.py folds it.
 set -euo pipefail
@@ -170,10 +172,12 @@ for round in $(seq 1 "$rounds"); do
     for mode in $modes; do
       i=$((i + 1))
       data_port=$(free_port); control_port=$(free_port); pin_dir=/sys/fs/bpf/nexuscore-jarab-$$-$i
+      config_var="CONFIG_$i"; extra_config=""
+      [ -n "${!config_var:-}" ] && extra_config=", ${!config_var}"
       cat > "$tmp/router.json" <<JSON
 {"dataPlane": {"host": "127.0.0.1", "port": $data_port, "instances": 2$transport_field},
  "control": {"port": $control_port, "stateFile": "$tmp/state-$i.json"},
- "kernel": {"mode": "$mode", "pinDir": "$pin_dir", "interfaces": ["lo"]}$tiers_field}
+ "kernel": {"mode": "$mode", "pinDir": "$pin_dir", "interfaces": ["lo"]}$tiers_field$extra_config}
 JSON
       router_label="-> upstream"; upstream_pid=$bare_pid
       if [ "$target" = wasm ]; then router_label="(Wasm tiers)"; upstream_pid=""; fi
