@@ -24,8 +24,9 @@ public interface LocalPolicy {
 
     /**
      * Makes the delta's changes to the router's stores, through the same ports the REST API uses.
-     * The thresholds are written only if nobody wrote them since {@code seen} was read: a PATCH that
-     * lands while the fleet's change is applied stands, and goes to the fleet at the next sync.
+     * The thresholds are written field by field against {@code seen}: a field somebody wrote since
+     * {@code seen} was read (a PATCH landing while the fleet's change is applied) stands, goes to the
+     * fleet at the next sync, and the delta's other field is written beside it.
      */
     void apply(PolicyDelta delta, State seen);
 }

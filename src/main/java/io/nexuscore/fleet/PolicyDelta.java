@@ -42,12 +42,27 @@ public record PolicyDelta(Optional<Thresholds> thresholds, boolean nanoMaxMoved,
      * order, the writer's own pair wins whole (it was valid where it was written).
      */
     public Thresholds thresholdsOnto(Thresholds base) {
+        return thresholdsOnto(base, base);
+    }
+
+    /**
+     * The thresholds after this change is made on {@code current}, when the store moved from
+     * {@code seen} (what this delta was computed against) to {@code current} in between: a field
+     * another writer moved since then stands, the delta's other moved field is laid beside it. So a
+     * PATCH of nano_max landing while the fleet's new small_max is applied keeps both. When the
+     * combination is out of order, the newer write ({@code current}) stands whole; with nothing
+     * written in between ({@code current} equals {@code seen}) this is {@link #thresholdsOnto(Thresholds)}.
+     */
+    public Thresholds thresholdsOnto(Thresholds current, Thresholds seen) {
         if (thresholds.isEmpty()) {
-            return base;
+            return current;
         }
         Thresholds mine = thresholds.get();
-        int nano = nanoMaxMoved ? mine.nanoMax() : base.nanoMax();
-        int small = smallMaxMoved ? mine.smallMax() : base.smallMax();
-        return nano < small ? new Thresholds(nano, small) : mine;
+        int nano = nanoMaxMoved && current.nanoMax() == seen.nanoMax() ? mine.nanoMax() : current.nanoMax();
+        int small = smallMaxMoved && current.smallMax() == seen.smallMax() ? mine.smallMax() : current.smallMax();
+        if (nano < small) {
+            return new Thresholds(nano, small);
+        }
+        return current.equals(seen) ? mine : current;
     }
 }

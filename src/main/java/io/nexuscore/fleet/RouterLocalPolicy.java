@@ -9,6 +9,7 @@ import io.nexuscore.classify.Thresholds;
 import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
+import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,10 @@ import java.util.Optional;
  * and saves it to the state file, the fallback when this router next starts alone.
  */
 public final class RouterLocalPolicy implements LocalPolicy {
+
+    private static final System.Logger LOG = System.getLogger(RouterLocalPolicy.class.getName());
+    /** Compare-and-set rounds on the thresholds before the write waits for the next sync. */
+    private static final int CAS_ATTEMPTS = 10;
 
     private final ThresholdStore thresholds;
     private final TenantPolicies tenants;
@@ -59,7 +64,7 @@ public final class RouterLocalPolicy implements LocalPolicy {
     @Override
     public void apply(PolicyDelta delta, State seen) {
         if (delta.thresholds().isPresent()) {
-            writeThresholds(delta, seen.thresholdsVersion());
+            writeThresholds(delta, seen);
         }
         applyTenants(delta);
         applyKeys(delta);
@@ -73,19 +78,25 @@ public final class RouterLocalPolicy implements LocalPolicy {
     }
 
     /**
-     * Field by field onto the stored pair, by one compare-and-set against the value the agent read:
-     * when another writer (a PATCH, the kernel loop, a tool) got in since, its value stands and
-     * the agent sends it to the fleet at the next sync, merged onto the fleet's.
+     * Field by field onto the stored pair, by compare-and-set. When another writer (a PATCH, the
+     * kernel loop, a tool) moved a field since the agent read the stores, that field stands and the
+     * delta's other field is laid beside it: the agent then sends only the other writer's field to
+     * the fleet at the next sync. (Skipping the whole write instead lost the fleet's field for good:
+     * the agent holds the fleet's document, so at the next sync the stale field looked like a local
+     * edit and was sent back over the fleet's.)
      */
-    private void writeThresholds(PolicyDelta delta, long seenVersion) {
-        ThresholdState current = thresholds.state();
-        if (current.version() != seenVersion) {
-            return;
+    private void writeThresholds(PolicyDelta delta, State seen) {
+        Thresholds seenPair = seen.content().thresholds();
+        for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+            ThresholdState current = thresholds.state();
+            Thresholds t = delta.thresholdsOnto(current.effective(), seenPair);
+            if (current.thresholds().equals(Optional.of(t))
+                    || thresholds.compareAndSet(current, current.next(t, ThresholdState.WRITER_API))) {
+                return;
+            }
         }
-        Thresholds t = delta.thresholdsOnto(current.effective());
-        if (!current.thresholds().equals(Optional.of(t))) {
-            thresholds.compareAndSet(current, current.next(t, ThresholdState.WRITER_API));
-        }
+        LOG.log(Level.WARNING, "fleet: {0} writers in a row beat the thresholds' write; the next sync tries again",
+                CAS_ATTEMPTS);
     }
 
     /** Deletions first, so a prefix a tenant gave up is free for the tenant that takes it. */

@@ -137,6 +137,24 @@ class FleetAgentTest {
     }
 
     @Test
+    void aPatchOfNanoLandingWhileTheFleetsSmallIsAppliedKeepsBoth() {
+        // FleetIT once ended with 51/150 everywhere after PATCHes of nano_max=51 on one router and
+        // small_max=151 on another: the PATCH made the fleet's 151 be skipped, and the next sync sent 150 back.
+        Router a = joined("a", Scope.NODE);
+        Router b = joined("b", Scope.NODE);
+        a.local.edit(c -> c.withThresholds(new Thresholds(60, 151)));
+        a.agent.sync();
+        b.local.afterRead = () -> b.local.edit(c -> c.withThresholds(new Thresholds(51, 130)));
+        b.agent.sync();
+        assertEquals(new Thresholds(51, 151), b.local.content.thresholds(), "the PATCH stands beside the fleet's field");
+        b.agent.sync(); // the PATCH goes to the fleet
+        a.agent.sync();
+        assertEquals(new Thresholds(51, 151), map.read().orElseThrow().content().thresholds());
+        assertEquals(new Thresholds(51, 151), a.local.content.thresholds());
+        assertEquals(a.agent.adopted(), b.agent.adopted());
+    }
+
+    @Test
     void fleetScopeStepsOncePerPeriodWhenTwoRoutersSeeTheSameOverload() {
         Router a = joined("a", Scope.FLEET, START.withThresholds(new Thresholds(60, 130)), ADAPTIVE);
         Router b = joined("b", Scope.FLEET, START.withThresholds(new Thresholds(60, 130)), ADAPTIVE);
@@ -329,12 +347,11 @@ class FleetAgentTest {
 
         @Override
         public void apply(PolicyDelta delta, State seen) {
-            PolicyDelta d = delta;
-            if (delta.thresholds().isPresent() && seen.thresholdsVersion() != version) {
-                d = delta.withoutThresholds(); // a newer local write stands, as in RouterLocalPolicy
-            }
-            content = content.with(d);
-            if (d.thresholds().isPresent()) {
+            Thresholds before = content.thresholds();
+            // A field written here since seen stands, as in RouterLocalPolicy (same merge).
+            Thresholds t = delta.thresholdsOnto(before, seen.content().thresholds());
+            content = content.with(delta.withoutThresholds()).withThresholds(t);
+            if (!t.equals(before)) {
                 writer = Writer.API;
                 version++;
             }
