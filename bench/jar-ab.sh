@@ -33,6 +33,9 @@
 # beside it: bench/profile-summary.py turns two of them into µs of CPU per request per frame (an A/B
 # that the rate's noise cannot hide), bench/jfr-flame.py into a flame graph. Profiling costs the
 # profiled point a few per cent of its rate.
+# WAKES=1 prints, under each point, the proxy's threads that blocked and woke during the measured run,
+# per request and by thread name (voluntary context switches; a sleep and a wake cost tens of µs of CPU
+# on this VM): at CONNS=1, which threads a request wakes.
 # JAVA_OPTS_<n>="<options>" starts the n-th router of each round with these JVM options, and
 # CONFIG_<n>='"key": {...}' adds members to its config (e.g. '"metrics": {"tlbFlushes": false}'):
 # the same jar twice with one of them set for router 2 is an A/B of that option. Routers count jar
@@ -93,14 +96,15 @@ point() { # name port pid... (a forwarding target's own processes first, its ups
   local name=$1 url="http://127.0.0.1:$2/v1/chat/completions"; shift 2
   local own=("$@"); [ $# -gt 1 ] && unset 'own[-1]' # preemptions: the proxy's, not its upstream's
   wrk -t1 -c64 -d3s -s "$tmp/post.lua" "$url" > /dev/null
-  local before after p0 p1 prof_pid=""; before=$(cpu_split "$@"); p0=$(preemptions "${own[@]}")
+  local before after p0 p1 w0 w1 prof_pid=""; before=$(cpu_split "$@"); p0=$(preemptions "${own[@]}")
+  w0=$(wakes_by_thread "${own[@]}")
   if [ -n "$profile_out" ]; then # the profile covers the measured run from about its first second
     java -jar "$profiler" profiler -e cpu -i 200us -d $((secs - 1)) -o collapsed -f "$profile_out.collapsed" "$1" \
       > "$profile_out.log" 2>&1 &
     prof_pid=$!
   fi
   wrk -t1 -c"$conns" -d"${secs}s" --latency -s "$tmp/post.lua" "$url" > "$tmp/wrk.out"
-  after=$(cpu_split "$@"); p1=$(preemptions "${own[@]}")
+  after=$(cpu_split "$@"); p1=$(preemptions "${own[@]}"); w1=$(wakes_by_thread "${own[@]}")
   local n; n=$(awk '/requests in/ { print $1 }' "$tmp/wrk.out")
   if [ -n "$prof_pid" ]; then
     wait "$prof_pid" || { echo "bench: async-profiler failed:" >&2; cat "$profile_out.log" >&2; }
@@ -113,6 +117,7 @@ point() { # name port pid... (a forwarding target's own processes first, its ups
        split(a, x, " "); split(b, y, " "); u = n ? (y[1] - x[1]) * 1e6 / hz / n : 0; s = n ? (y[2] - x[2]) * 1e6 / hz / n : 0
        printf "cpu_us_per_req=%.1f (user %.1f sys %.1f)", u + s, u, s }')" \
     "$(awk -v a="$p0" -v b="$p1" -v n="$n" 'BEGIN { print n ? (b - a) / n : 0 }')"
+  [ -z "${WAKES:-}" ] || printf "  %s wakes per request by thread: %s\n" "$name" "$(wakes_per_request "$w0" "$w1" "$n")"
   # The Wasm target's second figure, unless the measured point was c=1 already (CONNS=1).
   [ "$target" = wasm ] && [ "$conns" != 1 ] && point_c1 "$name" "$url"
   return 0
