@@ -121,36 +121,35 @@ class FleetAgentTest {
 
     @Test
     void aPatchLandingWhileTheFleetsChangeIsAppliedIsNotOverwritten() {
-        Router a = joined("a", Scope.NODE);
-        Router b = joined("b", Scope.NODE);
-        a.local.edit(c -> c.withThresholds(new Thresholds(30, 130)));
-        a.agent.sync();
-        // b's agent reads its stores, then an operator's PATCH lands before it applies a's change.
-        b.local.afterRead = () -> b.local.edit(c -> c.withThresholds(new Thresholds(35, 130)));
-        b.agent.sync();
-        assertEquals(35, b.local.content.thresholds().nanoMax(), "the PATCH stands");
-        b.agent.sync(); // and goes to the fleet
-        a.agent.sync();
-        assertEquals(35, map.read().orElseThrow().content().thresholds().nanoMax());
-        assertEquals(35, a.local.content.thresholds().nanoMax());
-        assertEquals(a.agent.adopted(), b.agent.adopted());
+        // The same field: the PATCH, the later write, wins everywhere.
+        assertAPatchMidSyncEndsEverywhereOn(new Thresholds(30, 130), new Thresholds(35, 130), new Thresholds(35, 130));
     }
 
     @Test
     void aPatchOfNanoLandingWhileTheFleetsSmallIsAppliedKeepsBoth() {
         // FleetIT once ended with 51/150 everywhere after PATCHes of nano_max=51 on one router and
         // small_max=151 on another: the PATCH made the fleet's 151 be skipped, and the next sync sent 150 back.
+        assertAPatchMidSyncEndsEverywhereOn(new Thresholds(60, 151), new Thresholds(51, 130), new Thresholds(51, 151));
+    }
+
+    /**
+     * Router a writes {@code fleetEdit} to the fleet; router b's agent reads its stores, then an
+     * operator's PATCH ({@code patch}, from the start's 60/130) lands there before the agent applies
+     * a's change. The PATCH stands on b at once, goes to the fleet at b's next sync, and both routers
+     * and the map end on {@code expected}, on one version.
+     */
+    private void assertAPatchMidSyncEndsEverywhereOn(Thresholds fleetEdit, Thresholds patch, Thresholds expected) {
         Router a = joined("a", Scope.NODE);
         Router b = joined("b", Scope.NODE);
-        a.local.edit(c -> c.withThresholds(new Thresholds(60, 151)));
+        a.local.edit(c -> c.withThresholds(fleetEdit));
         a.agent.sync();
-        b.local.afterRead = () -> b.local.edit(c -> c.withThresholds(new Thresholds(51, 130)));
+        b.local.afterRead = () -> b.local.edit(c -> c.withThresholds(patch));
         b.agent.sync();
-        assertEquals(new Thresholds(51, 151), b.local.content.thresholds(), "the PATCH stands beside the fleet's field");
-        b.agent.sync(); // the PATCH goes to the fleet
+        assertEquals(expected, b.local.content.thresholds(), "the PATCH stands, the fleet's other field beside it");
+        b.agent.sync();
         a.agent.sync();
-        assertEquals(new Thresholds(51, 151), map.read().orElseThrow().content().thresholds());
-        assertEquals(new Thresholds(51, 151), a.local.content.thresholds());
+        assertEquals(expected, map.read().orElseThrow().content().thresholds());
+        assertEquals(expected, a.local.content.thresholds());
         assertEquals(a.agent.adopted(), b.agent.adopted());
     }
 
