@@ -26,7 +26,8 @@ public interface LocalPolicy {
      * Makes the delta's changes to the router's stores, through the same ports the REST API uses.
      * The thresholds are written field by field against {@code seen}: a field somebody wrote since
      * {@code seen} was read (a PATCH landing while the fleet's change is applied) stands, goes to the
-     * fleet at the next sync, and the delta's other field is written beside it.
+     * fleet at the next sync, and the delta's other field is written beside it. Likewise a tenant's
+     * floor or keys written here since {@code seen} keep that write.
      */
     void apply(PolicyDelta delta, State seen);
 }

@@ -13,7 +13,9 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The router's own stores as the fleet sees them: the same ports the REST control plane writes
@@ -66,8 +68,8 @@ public final class RouterLocalPolicy implements LocalPolicy {
         if (delta.thresholds().isPresent()) {
             writeThresholds(delta, seen);
         }
-        applyTenants(delta);
-        applyKeys(delta);
+        applyTenants(delta, seen);
+        applyKeys(delta, seen);
         delta.adaptive().ifPresent(settings -> {
             try {
                 adaptive.configure(settings);
@@ -99,22 +101,37 @@ public final class RouterLocalPolicy implements LocalPolicy {
                 CAS_ATTEMPTS);
     }
 
-    /** Deletions first, so a prefix a tenant gave up is free for the tenant that takes it. */
-    private void applyTenants(PolicyDelta delta) {
-        delta.tenants().forEach((id, policy) -> {
+    /**
+     * Deletions first, so a prefix a tenant gave up is free for the tenant that takes it. A tenant
+     * somebody changed here since the agent read the stores (a PUT or DELETE on /tenants mid-sync)
+     * keeps that change, as the thresholds do: it goes to the fleet at the next sync instead of being
+     * overwritten with the fleet's older value and lost.
+     */
+    private void applyTenants(PolicyDelta delta, State seen) {
+        Map<String, TenantPolicy> now = tenants.list();
+        Map<String, Optional<TenantPolicy>> changes = new TreeMap<>(delta.tenants());
+        changes.keySet().removeIf(id -> !Objects.equals(now.get(id), seen.content().tenants().get(id)));
+        changes.forEach((id, policy) -> {
             if (policy.isEmpty()) {
                 tenants.delete(id);
             }
         });
         List<Map.Entry<String, TenantPolicy>> puts = new ArrayList<>();
-        delta.tenants().forEach((id, policy) -> policy.ifPresent(p -> puts.add(Map.entry(id, p))));
+        changes.forEach((id, policy) -> policy.ifPresent(p -> puts.add(Map.entry(id, p))));
         retryInAnyOrder(puts, e -> tenants.put(e.getKey(), e.getValue()), TenantPolicies.PrefixInUse.class);
     }
 
-    /** Removals first, then the new lists; a hash moving between tenants may need a second pass. */
-    private void applyKeys(PolicyDelta delta) {
+    /**
+     * Removals first, then the new lists; a hash moving between tenants may need a second pass. A
+     * tenant whose keys changed here since the agent read the stores keeps them (see {@link #applyTenants}).
+     */
+    private void applyKeys(PolicyDelta delta, State seen) {
+        Map<String, List<String>> now = keys.list();
         List<Map.Entry<String, List<String>>> puts = new ArrayList<>();
         delta.keys().forEach((id, hashes) -> {
+            if (!now.getOrDefault(id, List.of()).equals(seen.content().keys().getOrDefault(id, List.of()))) {
+                return;
+            }
             if (hashes.isEmpty()) {
                 keys.delete(id);
             } else {

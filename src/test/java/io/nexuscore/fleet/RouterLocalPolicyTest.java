@@ -8,7 +8,11 @@ import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.PrefixTenantPolicies;
+import io.nexuscore.tenants.Ipv4Prefix;
 import io.nexuscore.tenants.TenantKeys;
+import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
+import io.nexuscore.classify.Tier;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -20,8 +24,9 @@ import org.junit.jupiter.api.Test;
 class RouterLocalPolicyTest {
 
     private final InMemoryThresholdStore store = new InMemoryThresholdStore(new Thresholds(60, 130));
-    private final RouterLocalPolicy local = new RouterLocalPolicy(store,
-            new PrefixTenantPolicies(new InMemoryPrefixFloors()), TenantKeys.inMemory(), AdaptiveControl.NOT_IN_KERNEL_MODE);
+    private final PrefixTenantPolicies tenants = new PrefixTenantPolicies(new InMemoryPrefixFloors());
+    private final TenantKeys keys = TenantKeys.inMemory();
+    private final RouterLocalPolicy local = new RouterLocalPolicy(store, tenants, keys, AdaptiveControl.NOT_IN_KERNEL_MODE);
 
     @Test
     void theFleetsFieldIsWrittenWhenNobodyWroteSince() {
@@ -53,6 +58,36 @@ class RouterLocalPolicyTest {
         store.write(new Thresholds(100, 130)); // nano_max up since the read
         local.apply(seen.content().deltaTo(content(new Thresholds(60, 90))), seen); // the fleet's small_max below it
         assertEquals(new Thresholds(100, 130), store.read());
+    }
+
+    @Test
+    void aTenantWrittenSinceTheReadKeepsThatWriteAndTheFleetsOtherTenantsArrive() {
+        tenants.put("acme", ACME_SMALL);
+        LocalPolicy.State seen = local.read();
+        tenants.put("acme", ACME_LARGE); // a PUT /tenants/acme after the agent read
+        PolicyContent fleet = PolicyContent.of(new Thresholds(60, 130),
+                Map.of("acme", ACME_NANO, "globex", GLOBEX), Map.of(), Optional.empty());
+        local.apply(seen.content().deltaTo(fleet), seen);
+        assertEquals(Map.of("acme", ACME_LARGE, "globex", GLOBEX), tenants.list());
+    }
+
+    @Test
+    void keysWrittenSinceTheReadKeepThatWriteAndTheFleetsOtherKeysArrive() {
+        LocalPolicy.State seen = local.read();
+        keys.put("acme", List.of(hash('a'))); // a PUT of acme's keys after the agent read
+        PolicyContent fleet = PolicyContent.of(new Thresholds(60, 130), Map.of(),
+                Map.of("acme", List.of(hash('b')), "globex", List.of(hash('c'))), Optional.empty());
+        local.apply(seen.content().deltaTo(fleet), seen);
+        assertEquals(Map.of("acme", List.of(hash('a')), "globex", List.of(hash('c'))), keys.list());
+    }
+
+    private static final TenantPolicy ACME_SMALL = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.SMALL);
+    private static final TenantPolicy ACME_LARGE = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.LARGE);
+    private static final TenantPolicy ACME_NANO = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.NANO);
+    private static final TenantPolicy GLOBEX = new TenantPolicy(Ipv4Prefix.parse("10.2.0.0/16"), Tier.SMALL);
+
+    private static String hash(char c) {
+        return "sha256:" + String.valueOf(c).repeat(64);
     }
 
     private static PolicyContent content(Thresholds t) {
