@@ -70,13 +70,14 @@ public final class RouterLocalPolicy implements LocalPolicy {
         }
         applyTenants(delta, seen);
         applyKeys(delta, seen);
-        delta.adaptive().ifPresent(settings -> {
+        // Settings somebody changed here since the read (PATCH /adaptive mid-sync) keep that change.
+        if (delta.adaptive().isPresent() && adaptiveSettings().equals(seen.content().adaptive())) {
             try {
-                adaptive.configure(settings);
+                adaptive.configure(delta.adaptive().get());
             } catch (NotInKernelMode e) {
                 // a user-space router has no loop: it carries the settings for the fleet, nothing more
             }
-        });
+        }
     }
 
     /**

@@ -3,6 +3,8 @@ package io.nexuscore.fleet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.nexuscore.adapt.AdaptiveControl;
+import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.adapt.AdaptiveStatus;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Thresholds;
@@ -79,6 +81,50 @@ class RouterLocalPolicyTest {
                 Map.of("acme", List.of(hash('b')), "globex", List.of(hash('c'))), Optional.empty());
         local.apply(seen.content().deltaTo(fleet), seen);
         assertEquals(Map.of("acme", List.of(hash('a')), "globex", List.of(hash('c'))), keys.list());
+    }
+
+    @Test
+    void theFleetsLoopSettingsArriveWhenNobodyChangedThemSince() {
+        SettingsOnly loop = new SettingsOnly(AdaptiveSettings.DEFAULT);
+        RouterLocalPolicy kernelRouter = new RouterLocalPolicy(store, tenants, keys, loop);
+        LocalPolicy.State seen = kernelRouter.read();
+        kernelRouter.apply(seen.content().deltaTo(withSettings(AdaptiveSettings.DEFAULT.withCeiling(90))), seen);
+        assertEquals(AdaptiveSettings.DEFAULT.withCeiling(90), loop.settings);
+    }
+
+    @Test
+    void loopSettingsChangedSinceTheReadKeepThatChange() {
+        SettingsOnly loop = new SettingsOnly(AdaptiveSettings.DEFAULT);
+        RouterLocalPolicy kernelRouter = new RouterLocalPolicy(store, tenants, keys, loop);
+        LocalPolicy.State seen = kernelRouter.read();
+        loop.configure(AdaptiveSettings.DEFAULT.withPeriodMs(5_000)); // a PATCH /adaptive after the agent read
+        kernelRouter.apply(seen.content().deltaTo(withSettings(AdaptiveSettings.DEFAULT.withCeiling(90))), seen);
+        assertEquals(AdaptiveSettings.DEFAULT.withPeriodMs(5_000), loop.settings);
+    }
+
+    private static PolicyContent withSettings(AdaptiveSettings settings) {
+        return PolicyContent.of(new Thresholds(60, 130), Map.of(), Map.of(), Optional.of(settings));
+    }
+
+    /** The loop's settings port alone, in memory: what the fleet reads and writes of a kernel loop. */
+    private static final class SettingsOnly implements AdaptiveControl {
+        AdaptiveSettings settings;
+
+        SettingsOnly(AdaptiveSettings settings) {
+            this.settings = settings;
+        }
+
+        @Override
+        public AdaptiveStatus status() {
+            return new AdaptiveStatus(settings, 0, 0, 0, List.of(0, 0, 0), List.of(0, 0, 0), Optional.empty(), 0, 1024,
+                    0, Optional.empty(), Optional.empty());
+        }
+
+        @Override
+        public AdaptiveSettings configure(AdaptiveSettings next) {
+            settings = next;
+            return next;
+        }
     }
 
     private static final TenantPolicy ACME_SMALL = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.SMALL);
