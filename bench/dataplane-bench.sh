@@ -9,6 +9,8 @@
 #   inline    the router's data plane in front of an in-process tier that answers at once
 #   router    the real router (the jar) with every tier forwarding to `bare`, per mode
 #   wasm      the real router on its default Wasm tiers: nano answered by the Chicory nano pool, per mode
+#   bare-end, nginx-end  the two peers again after the routers: how far this VM's phase moved
+#             during the run (the summary adds each target's share of nginx at the end)
 # Modes: kernel (the product's default: XDP/TC on lo, verdicts from the kernel) and user.
 # Load generators: wrk (C, Debian's) and the project's Java LoadGenerator; closed loop, keep-alive,
 # c=64 then c=1, printing req/s, P50, P99 and the servers' CPU time per request (user+sys from
@@ -200,6 +202,12 @@ for mode in $modes; do
   done
 done
 
+# The peers again at the end: the routers' points come minutes after the peers', this VM's phase
+# moves in minutes, and a ratio is only as good as the peer figure beside it. The summary prints how
+# far the peers moved and each target's share of nginx at the end too.
+measure bare-end "$bare_port" "$bare_pid"
+measure nginx-end "$nginx_port" "$nginx_pid $nginx_workers$bare_pid"
+
 awk '
   { split($3, c, "="); split($5, r, "="); split($6, p50, "="); k = $1 SUBSEP $2 SUBSEP c[2]; rps[k] = r[2]; p[k] = p50[2];
     names[$1] = 1; gens[$2] = 1 }
@@ -207,13 +215,19 @@ awk '
     printf "\nsummary (ratios within this run; added P50 = target P50 - bare P50)\n";
     for (g in gens) for (i = 1; i <= 2; i++) {
       cc = (i == 1) ? 64 : 1; b = "bare" SUBSEP g SUBSEP cc; n = "nginx" SUBSEP g SUBSEP cc;
+      be = "bare-end" SUBSEP g SUBSEP cc; ne = "nginx-end" SUBSEP g SUBSEP cc;
       printf "%s c=%-2d  nginx: %5.0f%% of bare, added P50 %+d us\n", g, cc, 100 * rps[n] / rps[b], p[n] - p[b];
+      if ((be in rps) && (ne in rps) && rps[b] && rps[n])
+        printf "%s c=%-2d  peers at the end: bare %3.0f%% of its first rate, nginx %3.0f%% (added P50 %+d us); a figure far from 100%% means the VM changed phase during the run\n",
+          g, cc, 100 * rps[be] / rps[b], 100 * rps[ne] / rps[n], p[ne] - p[be];
       for (name in names) {
-        if (name == "bare" || name == "nginx") continue;
+        if (name ~ /^(bare|nginx)(-end)?$/) continue;
         k = name SUBSEP g SUBSEP cc;
         if (!(k in rps)) continue;
-        printf "%s c=%-2d  %-13s %5.0f%% of bare, %5.0f%% of nginx, added P50 %+d us (nginx %+d us)\n", g, cc, name,
+        printf "%s c=%-2d  %-13s %5.0f%% of bare, %5.0f%% of nginx, added P50 %+d us (nginx %+d us)", g, cc, name,
           100 * rps[k] / rps[b], 100 * rps[k] / rps[n], p[k] - p[b], p[n] - p[b];
+        if ((ne in rps) && rps[ne]) printf "; %3.0f%% of nginx at the end", 100 * rps[k] / rps[ne];
+        printf "\n";
       }
     }
   }' "$tmp/results"
