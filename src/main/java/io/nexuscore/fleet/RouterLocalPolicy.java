@@ -94,12 +94,23 @@ public final class RouterLocalPolicy implements LocalPolicy {
             ThresholdState current = thresholds.state();
             Thresholds t = delta.thresholdsOnto(current.effective(), seenPair);
             if (current.thresholds().equals(Optional.of(t))
-                    || thresholds.compareAndSet(current, current.next(t, ThresholdState.WRITER_API))) {
+                    || thresholds.compareAndSet(current, current.next(t, writerAfterMerge(current, seenPair)))) {
                 return;
             }
         }
         LOG.log(Level.WARNING, "fleet: {0} writers in a row beat the thresholds' write; the next sync tries again",
                 CAS_ATTEMPTS);
+    }
+
+    /**
+     * Who the merged pair is written as. With nothing written since the read, the fleet's change is
+     * the control plane's ({@code WRITER_API}). When somebody wrote since, their field is what still
+     * differs from the fleet's document, so the pair keeps their writer id: a kernel loop's step stays
+     * a kernel step (node scope keeps it on this router, fleet scope proposes it once per period) and
+     * a bpftool write stays external, instead of going to the fleet as an API edit.
+     */
+    private static int writerAfterMerge(ThresholdState current, Thresholds seenPair) {
+        return current.effective().equals(seenPair) ? ThresholdState.WRITER_API : current.writer();
     }
 
     /**

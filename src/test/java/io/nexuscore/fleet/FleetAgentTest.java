@@ -154,6 +154,20 @@ class FleetAgentTest {
     }
 
     @Test
+    void aNodeScopeKernelStepLandingWhileTheFleetsSmallIsAppliedStaysOnItsRouter() {
+        Router a = joined("a", Scope.NODE);
+        Router b = joined("b", Scope.NODE);
+        a.local.edit(c -> c.withThresholds(new Thresholds(60, 151)));
+        a.agent.sync();
+        b.local.afterRead = () -> b.local.kernelStep(55); // b's loop steps nano_max after its agent read
+        b.agent.sync();
+        assertEquals(new Thresholds(55, 151), b.local.content.thresholds(), "the step stands beside the fleet's field");
+        b.agent.sync();
+        assertEquals(new Thresholds(60, 151), map.read().orElseThrow().content().thresholds(),
+                "a node-scope step is its router's own, not the fleet's");
+    }
+
+    @Test
     void fleetScopeStepsOncePerPeriodWhenTwoRoutersSeeTheSameOverload() {
         Router a = joined("a", Scope.FLEET, START.withThresholds(new Thresholds(60, 130)), ADAPTIVE);
         Router b = joined("b", Scope.FLEET, START.withThresholds(new Thresholds(60, 130)), ADAPTIVE);
@@ -347,11 +361,11 @@ class FleetAgentTest {
         @Override
         public void apply(PolicyDelta delta, State seen) {
             Thresholds before = content.thresholds();
-            // A field written here since seen stands, as in RouterLocalPolicy (same merge).
+            // A field written here since seen stands, as in RouterLocalPolicy (same merge, same writer rule).
             Thresholds t = delta.thresholdsOnto(before, seen.content().thresholds());
             content = content.with(delta.withoutThresholds()).withThresholds(t);
             if (!t.equals(before)) {
-                writer = Writer.API;
+                writer = before.equals(seen.content().thresholds()) ? Writer.API : writer;
                 version++;
             }
         }

@@ -47,6 +47,16 @@ class RouterLocalPolicyTest {
     }
 
     @Test
+    void aKernelStepSinceTheReadKeepsItsWriterBesideTheFleetsField() {
+        LocalPolicy.State seen = local.read();
+        ThresholdState before = store.state();
+        store.compareAndSet(before, before.next(new Thresholds(55, 130), ThresholdState.WRITER_KERNEL));
+        local.apply(seen.content().deltaTo(content(new Thresholds(60, 151))), seen);
+        assertEquals(new Thresholds(55, 151), store.read());
+        assertEquals(ThresholdState.WRITER_KERNEL, store.state().writer(), "still the loop's step for the agent");
+    }
+
+    @Test
     void aPatchOfTheSameFieldSinceTheReadWins() {
         LocalPolicy.State seen = local.read();
         store.write(new Thresholds(35, 130));
