@@ -11,10 +11,12 @@ import io.nexuscore.tenants.TenantPolicies;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -120,9 +122,8 @@ public final class RouterLocalPolicy implements LocalPolicy {
      * overwritten with the fleet's older value and lost.
      */
     private void applyTenants(PolicyDelta delta, State seen) {
-        Map<String, TenantPolicy> now = tenants.list();
         Map<String, Optional<TenantPolicy>> changes = new TreeMap<>(delta.tenants());
-        changes.keySet().removeIf(id -> !Objects.equals(now.get(id), seen.content().tenants().get(id)));
+        changes.keySet().removeAll(writtenSince(seen.content().tenants(), tenants.list()));
         changes.forEach((id, policy) -> {
             if (policy.isEmpty()) {
                 tenants.delete(id);
@@ -138,12 +139,10 @@ public final class RouterLocalPolicy implements LocalPolicy {
      * tenant whose keys changed here since the agent read the stores keeps them (see {@link #applyTenants}).
      */
     private void applyKeys(PolicyDelta delta, State seen) {
-        Map<String, List<String>> now = keys.list();
+        Map<String, List<String>> changes = new TreeMap<>(delta.keys());
+        changes.keySet().removeAll(writtenSince(seen.content().keys(), keys.list()));
         List<Map.Entry<String, List<String>>> puts = new ArrayList<>();
-        delta.keys().forEach((id, hashes) -> {
-            if (!now.getOrDefault(id, List.of()).equals(seen.content().keys().getOrDefault(id, List.of()))) {
-                return;
-            }
+        changes.forEach((id, hashes) -> {
             if (hashes.isEmpty()) {
                 keys.delete(id);
             } else {
@@ -151,6 +150,18 @@ public final class RouterLocalPolicy implements LocalPolicy {
             }
         });
         retryInAnyOrder(puts, e -> keys.put(e.getKey(), e.getValue()), TenantKeys.KeyInUse.class);
+    }
+
+    /**
+     * The tenants whose entry differs between what the agent read ({@code seen}) and the store now:
+     * somebody wrote them in between (a tenant with no keys is absent from both the store's list and
+     * the policy's, so "no keys" compares equal either way).
+     */
+    private static <V> Set<String> writtenSince(Map<String, V> seen, Map<String, V> now) {
+        Set<String> ids = new HashSet<>(seen.keySet());
+        ids.addAll(now.keySet());
+        ids.removeIf(id -> Objects.equals(seen.get(id), now.get(id)));
+        return ids;
     }
 
     /**

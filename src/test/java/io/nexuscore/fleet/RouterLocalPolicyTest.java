@@ -8,22 +8,28 @@ import io.nexuscore.adapt.AdaptiveStatus;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Thresholds;
+import io.nexuscore.classify.Tier;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
-import io.nexuscore.tenants.PrefixTenantPolicies;
 import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.tenants.PrefixTenantPolicies;
 import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
-import io.nexuscore.classify.Tier;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The router's real stores under the fleet's writes: a threshold written by somebody else between
- * the agent's read and its write stands, and the fleet's other field is written beside it.
+ * The router's real stores under the fleet's writes: whatever somebody else wrote between the agent's
+ * read and its write (a threshold field, a tenant, a key list, the loop's settings) stands, and the
+ * fleet's other changes are written beside it.
  */
 class RouterLocalPolicyTest {
+
+    private static final TenantPolicy ACME_SMALL = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.SMALL);
+    private static final TenantPolicy ACME_LARGE = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.LARGE);
+    private static final TenantPolicy ACME_NANO = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.NANO);
+    private static final TenantPolicy GLOBEX = new TenantPolicy(Ipv4Prefix.parse("10.2.0.0/16"), Tier.SMALL);
 
     private final InMemoryThresholdStore store = new InMemoryThresholdStore(new Thresholds(60, 130));
     private final PrefixTenantPolicies tenants = new PrefixTenantPolicies(new InMemoryPrefixFloors());
@@ -136,11 +142,6 @@ class RouterLocalPolicyTest {
             return next;
         }
     }
-
-    private static final TenantPolicy ACME_SMALL = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.SMALL);
-    private static final TenantPolicy ACME_LARGE = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.LARGE);
-    private static final TenantPolicy ACME_NANO = new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.NANO);
-    private static final TenantPolicy GLOBEX = new TenantPolicy(Ipv4Prefix.parse("10.2.0.0/16"), Tier.SMALL);
 
     private static String hash(char c) {
         return "sha256:" + String.valueOf(c).repeat(64);
