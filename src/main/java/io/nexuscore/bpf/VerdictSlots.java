@@ -1,5 +1,6 @@
 package io.nexuscore.bpf;
 
+import io.netty.util.concurrent.FastThreadLocal;
 import io.nexuscore.classify.FourTuple;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -60,8 +61,17 @@ final class VerdictSlots implements AutoCloseable {
         return slotCount;
     }
 
-    /** Per-thread key words of the connection being read: a read allocates nothing for an IPv4 key. */
-    private static final ThreadLocal<int[]> KEY_WORDS = ThreadLocal.withInitial(() -> new int[SharedStructs.KEY_WORDS_MAX]);
+    /**
+     * Per-thread key words of the connection being read: a read allocates nothing. A Netty
+     * FastThreadLocal, an array index on the event loops: a JDK ThreadLocal there probes a map that
+     * Vert.x, Netty and Jackson share, and cost 0.3 µs per request in the c=64 profile (2026-12-06).
+     */
+    private static final FastThreadLocal<int[]> KEY_WORDS = new FastThreadLocal<>() {
+        @Override
+        protected int[] initialValue() {
+            return new int[SharedStructs.KEY_WORDS_MAX];
+        }
+    };
 
     /**
      * The verdict word (routing_decision as a little-endian long) of the connection's slot, or

@@ -3,6 +3,7 @@ package io.nexuscore.tiers;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.nexuscore.http.LoopJson;
 import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
 
@@ -20,7 +21,7 @@ public record ChatFields(int inside, Span model, Span stream, Span streamOptions
     public record Span(int from, int to) {
     }
 
-    private static final JsonFactory JSON = new JsonFactory();
+    private static final JsonFactory JSON = LoopJson.FACTORY;
 
     /**
      * The fields of {@code body}, or null when its top level is not one an upstream tier splices

@@ -3,6 +3,7 @@ package io.nexuscore.tiers.upstream;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.nexuscore.http.LoopJson;
 import io.nexuscore.tiers.ChatFields;
 import io.vertx.core.buffer.Buffer;
 import java.io.IOException;
@@ -75,7 +76,7 @@ record UpstreamAnswer(String text, String finishReason, boolean hasChoice, Optio
         }
     }
 
-    private static final JsonFactory JSON = new JsonFactory();
+    private static final JsonFactory JSON = LoopJson.FACTORY;
 
     static UpstreamAnswer parse(Buffer body) throws Malformed {
         return parse(body, true);
