@@ -10,6 +10,7 @@ import io.nexuscore.events.EventHub;
 import io.nexuscore.http.Problem;
 import io.nexuscore.http.Problems;
 import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.tenants.TenantId;
 import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies;
 
@@ -75,7 +76,6 @@ public final class ControlVerticle extends VerticleBase {
     private static final System.Logger LOG = System.getLogger(ControlVerticle.class.getName());
     private static final Set<String> JSON_TYPES = Set.of("application/json");
     private static final Set<String> PATCH_TYPES = Set.of("application/merge-patch+json", "application/json");
-    private static final Pattern TENANT_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     private static final long MAX_BODY_BYTES = 64 * 1024;
 
     /** How often the thresholds are re-read to catch changes made outside the API, and the SSE heartbeat. */
@@ -399,9 +399,8 @@ public final class ControlVerticle extends VerticleBase {
 
     private static String tenantId(RoutingContext ctx) {
         String id = ctx.pathParam("id");
-        if (id == null || !TENANT_ID.matcher(id).matches()) {
-            throw new ProblemException(ProblemType.INVALID_VALUE,
-                    "tenant id must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", "id");
+        if (!TenantId.valid(id)) {
+            throw new ProblemException(ProblemType.INVALID_VALUE, "tenant id must be " + TenantId.RULE, "id");
         }
         return id;
     }

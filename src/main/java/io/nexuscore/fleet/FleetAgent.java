@@ -150,7 +150,10 @@ public final class FleetAgent {
      */
     private void proposeStep(PolicyDoc fleet, PolicyDelta step, LocalPolicy.State here) {
         long now = clock.getAsLong();
-        if (fleet.version() == adopted.version() && fleet.equals(adopted) && now - fleet.adaptiveStepAtMs() >= minStepGapMs(fleet)) {
+        // A step stamp in the future (another node's clock ahead, or a tool's write) counts as stale:
+        // otherwise it would hold the fleet's loop still until that time.
+        boolean gapPassed = fleet.adaptiveStepAtMs() > now || now - fleet.adaptiveStepAtMs() >= minStepGapMs(fleet);
+        if (fleet.version() == adopted.version() && fleet.equals(adopted) && gapPassed) {
             PolicyDoc next = fleet.next(node, PolicyDoc.CAUSE_ADAPTIVE, now, fleet.content().with(step))
                     .withAdaptiveStepAt(now);
             if (shared.compareAndSet(Optional.of(fleet), next)) {

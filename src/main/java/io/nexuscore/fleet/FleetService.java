@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * This router's membership in a fleet: the {@link FleetAgent} on a thread of its own (a sync every
@@ -54,6 +55,9 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     private final AsyncMap<String, String> members;
     private final MessageConsumer<String> changes;
     private volatile JsonObject view;
+    private final AtomicBoolean syncQueued = new AtomicBoolean();
+    /** The last sync failure logged; null after a sync that worked. Fleet thread only. */
+    private String lastSyncFailure;
     private long savedVersion;
     private long announcedVersion;
 
@@ -75,7 +79,7 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         this.agent = new FleetAgent(config.node(), shared, local, events, scope, System::currentTimeMillis, this::held);
         this.changes = vertx.eventBus().<String>consumer(CHANGED, message -> {
             if (!config.node().equals(message.body())) {
-                thread.execute(this::syncQuietly);
+                queueSync();
             }
         });
         this.view = new JsonObject().put("node", config.node()).put("cluster", config.name())
@@ -100,6 +104,11 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         } catch (SharedPolicy.Unreachable e) {
             LOG.log(Level.WARNING, "fleet {0}: the policy map did not answer ({1}); serving on the state file until it does",
                     config.name(), e.getMessage());
+        } catch (RuntimeException e) {
+            // The fleet's document decoded but this router's stores refused it (e.g. more tenants than
+            // its tenant map holds): serve on the state file and try again at every sync, never fail the start.
+            LOG.log(Level.WARNING, "fleet " + config.name() + ": could not take the fleet's policy (" + e
+                    + "); serving on the state file and trying again every " + config.syncMs() + " ms", e);
         }
         service.heartbeat();
         service.thread.scheduleWithFixedDelay(service::syncQuietly, config.syncMs(), config.syncMs(), TimeUnit.MILLISECONDS);
@@ -121,10 +130,24 @@ public final class FleetService implements FleetStatus, AutoCloseable {
 
     @Override
     public void changedHere() {
+        queueSync();
+    }
+
+    /**
+     * One sync on the fleet's thread, unless one is queued already: a flood of change messages on
+     * the cluster's bus (anyone on its port can send them) costs one queued sync, not one each.
+     */
+    private void queueSync() {
+        if (!syncQueued.compareAndSet(false, true)) {
+            return;
+        }
         try {
-            thread.execute(this::syncQuietly);
+            thread.execute(() -> {
+                syncQueued.set(false); // a change arriving during this sync queues the next one
+                syncQuietly();
+            });
         } catch (java.util.concurrent.RejectedExecutionException closing) {
-            // shutting down: the change is in the state file
+            syncQueued.set(false); // shutting down: the change is in the state file
         }
     }
 
@@ -135,10 +158,16 @@ public final class FleetService implements FleetStatus, AutoCloseable {
             } else {
                 agent.sync();
             }
+            lastSyncFailure = null;
         } catch (SharedPolicy.Unreachable e) {
             // logged once by the agent; the router serves with the policy it holds
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "fleet sync failed: " + e, e);
+            // Logged in full once per distinct failure, not at every sync while it lasts.
+            String failure = e.toString();
+            if (!failure.equals(lastSyncFailure)) {
+                LOG.log(Level.WARNING, "fleet sync failed (logged again only when the failure changes): " + e, e);
+            }
+            lastSyncFailure = failure;
         }
     }
 
@@ -153,8 +182,16 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         }
     }
 
-    /** Writes this router's heartbeat and refreshes the view from everyone's. */
+    /** Writes this router's heartbeat and refreshes the view; never throws (it runs on a fixed delay). */
     private void heartbeat() {
+        try {
+            heartbeatOnce();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "fleet heartbeat failed: " + e, e);
+        }
+    }
+
+    private void heartbeatOnce() {
         PolicyDoc doc = agent.adopted();
         long now = System.currentTimeMillis();
         JsonObject self = new JsonObject()
@@ -169,7 +206,7 @@ public final class FleetService implements FleetStatus, AutoCloseable {
             SharedMapPolicy.await(members.put(config.node(), self.encode(), MEMBER_TTL.toMillis()), CALL_TIMEOUT,
                     "heartbeat");
             Map<String, String> all = SharedMapPolicy.await(members.entries(), CALL_TIMEOUT, "reading " + MEMBERS_MAP);
-            all.values().forEach(text -> list.add(new JsonObject(text)));
+            all.values().forEach(text -> member(text).ifPresent(list::add));
             reachable = agent.reachable();
         } catch (SharedPolicy.Unreachable e) {
             list.add(self); // cut off: only itself to show, flagged below
@@ -193,12 +230,30 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         return ((io.vertx.core.internal.VertxInternal) vertx).clusterManager().getNodes().size();
     }
 
+    /**
+     * A member's heartbeat entry, or empty when it is not one: the members map is writable by anyone
+     * on the cluster's port, and one bad entry must not stop the heartbeat (a scheduled task that
+     * throws is never run again).
+     */
+    static Optional<JsonObject> member(String text) {
+        try {
+            JsonObject entry = new JsonObject(text);
+            return entry.getValue("node") instanceof String ? Optional.of(entry) : Optional.empty();
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
     private static long loadVersion(Path file) {
         if (!Files.exists(file)) {
             return 0;
         }
         try {
-            return new JsonObject(Files.readString(file)).getLong("version", 0L);
+            long version = new JsonObject(Files.readString(file)).getLong("version", 0L);
+            if (version < 0 || version >= PolicyDoc.MAX_VERSION - 1) {
+                throw new IllegalArgumentException("version " + version + " is outside 0.." + (PolicyDoc.MAX_VERSION - 2));
+            }
+            return version;
         } catch (IOException | RuntimeException e) {
             LOG.log(Level.WARNING, "ignoring unreadable fleet state file {0}: {1}", file, e.getMessage());
             return 0;

@@ -4,12 +4,16 @@ import io.nexuscore.adapt.AdaptiveSettings;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.tenants.TenantId;
+import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
@@ -42,7 +46,7 @@ public record PolicyDoc(long version, String origin, String cause, long atMs, lo
 
     /** The next version of this document, written by {@code origin}. */
     public PolicyDoc next(String origin, String cause, long nowMs, PolicyContent content) {
-        return new PolicyDoc(version + 1, origin, cause, nowMs, adaptiveStepAtMs, content);
+        return new PolicyDoc(Math.addExact(version, 1), origin, cause, nowMs, adaptiveStepAtMs, content);
     }
 
     public PolicyDoc withAdaptiveStepAt(long ms) {
@@ -77,7 +81,52 @@ public record PolicyDoc(long version, String origin, String cause, long atMs, lo
         return new JsonObject().put("nano_max", t.nanoMax()).put("small_max", t.smallMax());
     }
 
+    /** Versions stay below this: one written past it by another tool is refused, so {@link #next} never wraps. */
+    static final long MAX_VERSION = 1L << 62;
+
+    /**
+     * The document in {@code text}, checked as hostile input (anything that reaches the cluster's port
+     * can write the map): besides the types, the values the local stores would refuse are refused here,
+     * before any of the document is applied, so a document is taken whole or not at all.
+     *
+     * @throws IllegalArgumentException (or a JSON type error) naming what is wrong
+     */
     public static PolicyDoc decode(String text) {
+        PolicyDoc doc = parse(text);
+        doc.check();
+        return doc;
+    }
+
+    private void check() {
+        require(version >= 1 && version < MAX_VERSION, "version " + version + " is outside 1.." + (MAX_VERSION - 1));
+        require(origin != null && !origin.isBlank(), "origin is missing");
+        require(cause != null, "cause is missing");
+        require(atMs >= 0, "at_ms " + atMs + " is negative");
+        require(adaptiveStepAtMs >= 0, "adaptive_step_at_ms " + adaptiveStepAtMs + " is negative");
+        Map<Ipv4Prefix, String> prefixes = new HashMap<>();
+        content.tenants().forEach((id, policy) -> {
+            require(TenantId.valid(id), "tenant id '" + id + "' is not " + TenantId.RULE);
+            String other = prefixes.putIfAbsent(policy.prefix(), id);
+            require(other == null, "tenants '" + other + "' and '" + id + "' hold the same prefix " + policy.prefix());
+        });
+        Map<String, String> owners = new HashMap<>();
+        content.keys().forEach((id, hashes) -> {
+            require(TenantId.valid(id), "tenant id '" + id + "' of keys is not " + TenantId.RULE);
+            for (String hash : hashes) {
+                require(TenantKeys.isHash(hash), "a key hash of tenant '" + id + "' is not sha256: and 64 lower-case hex digits");
+                String owner = owners.putIfAbsent(hash, id);
+                require(owner == null || owner.equals(id), "tenants '" + owner + "' and '" + id + "' hold the same key hash");
+            }
+        });
+    }
+
+    private static void require(boolean ok, String what) {
+        if (!ok) {
+            throw new IllegalArgumentException(what);
+        }
+    }
+
+    private static PolicyDoc parse(String text) {
         JsonObject json = new JsonObject(text);
         JsonObject t = json.getJsonObject("thresholds");
         TreeMap<String, TenantPolicy> tenants = new TreeMap<>();

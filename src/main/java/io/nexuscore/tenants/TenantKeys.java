@@ -175,8 +175,13 @@ public final class TenantKeys {
         return true;
     }
 
+    /** True when {@code hash} is {@code sha256:} and 64 lower-case hex digits. */
+    public static boolean isHash(String hash) {
+        return hash != null && HASH.matcher(hash).matches();
+    }
+
     private static String checked(String hash) {
-        if (hash == null || !HASH.matcher(hash).matches()) {
+        if (!isHash(hash)) {
             throw new IllegalArgumentException("a key hash is 'sha256:' and 64 lower-case hex digits (the SHA-256 of the key)");
         }
         return hash;

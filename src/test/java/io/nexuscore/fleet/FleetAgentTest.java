@@ -203,6 +203,22 @@ class FleetAgentTest {
         assertEquals(50, b.local.content.thresholds().nanoMax());
     }
 
+    /** A tool (or a node whose clock runs ahead) stamps the fleet's last step far in the future. */
+    @Test
+    void aStepStampInTheFutureDoesNotHoldTheFleetsLoopStill() {
+        Router a = joined("a", Scope.FLEET, START.withThresholds(new Thresholds(60, 130)), ADAPTIVE);
+        a.agent.sync();
+        PolicyDoc current = map.read().orElseThrow();
+        PolicyDoc stamped = current.next("tool", PolicyDoc.CAUSE_EXTERNAL, clock.get(), current.content())
+                .withAdaptiveStepAt(Long.MAX_VALUE / 2);
+        assertTrue(map.compareAndSet(Optional.of(current), stamped));
+        a.agent.sync(); // takes the stamped document
+        a.local.kernelStep(55);
+        a.agent.sync();
+        assertEquals(55, map.read().orElseThrow().content().thresholds().nanoMax(), "the step reached the fleet");
+        assertEquals(55, a.local.content.thresholds().nanoMax());
+    }
+
     @Test
     void nodeScopeKeepsAKernelStepOnItsRouter() {
         Router a = joined("a", Scope.NODE, START, ADAPTIVE);
