@@ -11,12 +11,9 @@ import io.nexuscore.tenants.TenantPolicies;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -116,52 +113,44 @@ public final class RouterLocalPolicy implements LocalPolicy {
     }
 
     /**
-     * Deletions first, so a prefix a tenant gave up is free for the tenant that takes it. A tenant
-     * somebody changed here since the agent read the stores (a PUT or DELETE on /tenants mid-sync)
-     * keeps that change, as the thresholds do: it goes to the fleet at the next sync instead of being
-     * overwritten with the fleet's older value and lost.
+     * Deletions first, so a prefix a tenant gave up is free for the tenant that takes it. Each write
+     * is conditional on the tenant still holding what the agent read ({@link TenantPolicies#replace}):
+     * a tenant somebody changed here since (a PUT or DELETE on /tenants mid-sync) keeps that change, as
+     * the thresholds do, and it goes to the fleet at the next sync instead of being overwritten with
+     * the fleet's older value and lost. The check and the write are one step under the store's lock,
+     * so a PUT cannot land between them either.
      */
     private void applyTenants(PolicyDelta delta, State seen) {
+        Map<String, TenantPolicy> read = seen.content().tenants();
         Map<String, Optional<TenantPolicy>> changes = new TreeMap<>(delta.tenants());
-        changes.keySet().removeAll(writtenSince(seen.content().tenants(), tenants.list()));
         changes.forEach((id, policy) -> {
             if (policy.isEmpty()) {
-                tenants.delete(id);
+                tenants.replace(id, Optional.ofNullable(read.get(id)), Optional.empty());
             }
         });
         List<Map.Entry<String, TenantPolicy>> puts = new ArrayList<>();
         changes.forEach((id, policy) -> policy.ifPresent(p -> puts.add(Map.entry(id, p))));
-        retryInAnyOrder(puts, e -> tenants.put(e.getKey(), e.getValue()), TenantPolicies.PrefixInUse.class);
+        retryInAnyOrder(puts, e -> tenants.replace(e.getKey(), Optional.ofNullable(read.get(e.getKey())),
+                Optional.of(e.getValue())), TenantPolicies.PrefixInUse.class);
     }
 
     /**
-     * Removals first, then the new lists; a hash moving between tenants may need a second pass. A
-     * tenant whose keys changed here since the agent read the stores keeps them (see {@link #applyTenants}).
+     * Removals first, then the new lists; a hash moving between tenants may need a second pass. Each
+     * write is conditional on the tenant's hashes still being what the agent read (see {@link #applyTenants}).
      */
     private void applyKeys(PolicyDelta delta, State seen) {
+        Map<String, List<String>> read = seen.content().keys();
         Map<String, List<String>> changes = new TreeMap<>(delta.keys());
-        changes.keySet().removeAll(writtenSince(seen.content().keys(), keys.list()));
         List<Map.Entry<String, List<String>>> puts = new ArrayList<>();
         changes.forEach((id, hashes) -> {
             if (hashes.isEmpty()) {
-                keys.delete(id);
+                keys.replace(id, read.getOrDefault(id, List.of()), List.of());
             } else {
                 puts.add(Map.entry(id, hashes));
             }
         });
-        retryInAnyOrder(puts, e -> keys.put(e.getKey(), e.getValue()), TenantKeys.KeyInUse.class);
-    }
-
-    /**
-     * The tenants whose entry differs between what the agent read ({@code seen}) and the store now:
-     * somebody wrote them in between (a tenant with no keys is absent from both the store's list and
-     * the policy's, so "no keys" compares equal either way).
-     */
-    private static <V> Set<String> writtenSince(Map<String, V> seen, Map<String, V> now) {
-        Set<String> ids = new HashSet<>(seen.keySet());
-        ids.addAll(now.keySet());
-        ids.removeIf(id -> Objects.equals(seen.get(id), now.get(id)));
-        return ids;
+        retryInAnyOrder(puts, e -> keys.replace(e.getKey(), read.getOrDefault(e.getKey(), List.of()), e.getValue()),
+                TenantKeys.KeyInUse.class);
     }
 
     /**

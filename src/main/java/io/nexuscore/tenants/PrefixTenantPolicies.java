@@ -3,6 +3,7 @@ package io.nexuscore.tenants;
 import io.nexuscore.classify.Tier;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -59,6 +60,19 @@ public final class PrefixTenantPolicies implements TenantPolicies {
         }
         ids.put(id, policy.prefix());
         return created;
+    }
+
+    @Override
+    public synchronized boolean replace(String id, Optional<TenantPolicy> expected, Optional<TenantPolicy> next) {
+        if (!Optional.ofNullable(list().get(id)).equals(expected)) {
+            return false;
+        }
+        if (next.isPresent()) {
+            put(id, next.get());
+        } else {
+            delete(id);
+        }
+        return true;
     }
 
     @Override

@@ -166,6 +166,23 @@ public final class TenantKeys {
         return next;
     }
 
+    /**
+     * Replaces a tenant's key hashes with {@code next} only while they are still {@code expected}
+     * (empty: none), in one step: a writer that read the store earlier (the fleet's agent) never
+     * overwrites a change made here since.
+     *
+     * @return false, having written nothing, when the tenant's hashes are no longer {@code expected}
+     * @throws IllegalArgumentException as {@link #put}
+     * @throws KeyInUse                 as {@link #put}
+     */
+    public synchronized boolean replace(String id, List<String> expected, List<String> next) {
+        if (!get(id).equals(expected)) {
+            return false;
+        }
+        put(id, next);
+        return true;
+    }
+
     /** Removes all of a tenant's keys. @return true when it had any */
     public synchronized boolean delete(String id) {
         if (!byTenant.containsKey(id)) {

@@ -2,6 +2,7 @@ package io.nexuscore.tenants;
 
 import io.nexuscore.classify.Tier;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Tenant tier floors keyed by a tenant id: requests from the tenant's source prefix are served at
@@ -23,6 +24,17 @@ public interface TenantPolicies {
 
     /** @return true when the tenant existed */
     boolean delete(String id);
+
+    /**
+     * Writes {@code next} (empty: deletes the tenant) only while the tenant's policy is still
+     * {@code expected} (empty: no such tenant), in one step: a writer that read the store earlier
+     * (the fleet's agent) never overwrites a change made here since.
+     *
+     * @return false, having written nothing, when the tenant's policy is no longer {@code expected}
+     * @throws PrefixInUse as {@link #put}
+     * @throws Full as {@link #put}
+     */
+    boolean replace(String id, Optional<TenantPolicy> expected, Optional<TenantPolicy> next);
 
     record TenantPolicy(Ipv4Prefix prefix, Tier floor) {
     }

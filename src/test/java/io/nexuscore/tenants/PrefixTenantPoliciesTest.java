@@ -86,4 +86,17 @@ class PrefixTenantPoliciesTest {
             assertThrows(IllegalArgumentException.class, () -> Ipv4Prefix.parse(bad), bad);
         }
     }
+
+    @Test
+    void aConditionalWriteHappensOnlyWhileTheTenantIsAsExpected() {
+        TenantPolicy small = policy("10.0.0.0/8", Tier.SMALL);
+        TenantPolicy large = policy("10.0.0.0/8", Tier.LARGE);
+        assertTrue(tenants.replace("acme", Optional.empty(), Optional.of(small)), "created: it did not exist");
+        assertFalse(tenants.replace("acme", Optional.empty(), Optional.of(large)), "it exists now");
+        assertFalse(tenants.replace("acme", Optional.of(large), Optional.empty()), "not deleted: it is small, not large");
+        assertEquals(Map.of("acme", small), tenants.list(), "the refused writes changed nothing");
+        assertTrue(tenants.replace("acme", Optional.of(small), Optional.of(large)));
+        assertTrue(tenants.replace("acme", Optional.of(large), Optional.empty()));
+        assertEquals(Map.of(), tenants.list());
+    }
 }

@@ -62,4 +62,19 @@ class TenantKeysTest {
         Files.writeString(file, "{\"tenants\":{\"acme\":[\"not-a-hash\"]}}");
         assertThrows(IllegalStateException.class, () -> TenantKeys.load(file));
     }
+
+    @Test
+    void aConditionalReplaceHappensOnlyWhileTheHashesAreAsExpected() {
+        TenantKeys keys = TenantKeys.inMemory();
+        List<String> first = List.of(TenantKeys.hash("a1"));
+        List<String> second = List.of(TenantKeys.hash("a2"));
+        assertTrue(keys.replace("acme", List.of(), first), "it had none");
+        assertFalse(keys.replace("acme", List.of(), second), "it has keys now");
+        assertFalse(keys.replace("acme", second, List.of()), "not removed: its keys are not the expected ones");
+        assertEquals(first, keys.get("acme"), "the refused writes changed nothing");
+        assertTrue(keys.replace("acme", first, second));
+        assertEquals(Optional.of("acme"), keys.tenantOf("a2"));
+        assertTrue(keys.replace("acme", second, List.of()));
+        assertEquals(Map.of(), keys.list());
+    }
 }
