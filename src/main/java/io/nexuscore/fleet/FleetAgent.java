@@ -179,6 +179,15 @@ public final class FleetAgent {
         PolicyContent mine = adopted.content().with(change);
         for (int attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
             PolicyContent merged = fleet.content().with(change);
+            if (merged.equals(fleet.content())) {
+                // The fleet holds this edit already (another router made the same one, or an earlier
+                // round here wrote it and then could not apply the rest of the fleet's document):
+                // take the fleet's document instead of writing a new version of the same content,
+                // which a store that keeps refusing the rest would otherwise repeat at every sync.
+                local.apply(mine.deltaTo(merged), here);
+                hold(fleet, "adopted");
+                return;
+            }
             PolicyDoc next = fleet.next(node, cause, clock.getAsLong(), merged);
             if (shared.compareAndSet(Optional.of(fleet), next)) {
                 local.apply(mine.deltaTo(merged), here); // other routers' edits of other fields

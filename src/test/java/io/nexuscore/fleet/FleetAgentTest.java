@@ -2,6 +2,7 @@ package io.nexuscore.fleet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.adapt.AdaptiveSettings;
@@ -203,6 +204,32 @@ class FleetAgentTest {
         assertEquals(50, b.local.content.thresholds().nanoMax());
     }
 
+    /**
+     * The fleet took this router's edit, but its stores refuse the rest of the fleet's document: the
+     * edit is not written again as a new version at every sync (it is in the fleet's document already).
+     */
+    @Test
+    void anEditTheFleetHoldsIsNotProposedAgainWhenTheRestCannotBeAppliedHere() {
+        Router a = joined("a", Scope.NODE);
+        Router b = joined("b", Scope.NODE);
+        b.local.edit(c -> c.withThresholds(new Thresholds(50, 140)));
+        b.agent.sync();
+        a.local.tenants(Map.of("acme", new TenantPolicy(Ipv4Prefix.parse("10.1.0.0/16"), Tier.SMALL)));
+        a.local.refuseApply = new IllegalStateException("tenant map full (test)");
+        assertThrows(IllegalStateException.class, a.agent::sync);
+        long version = map.read().orElseThrow().version();
+        assertEquals(1, map.read().orElseThrow().content().tenants().size(), "the fleet took a's tenant");
+        for (int round = 0; round < 3; round++) {
+            assertThrows(IllegalStateException.class, a.agent::sync);
+        }
+        assertEquals(version, map.read().orElseThrow().version(), "no new version while a cannot apply");
+        a.local.refuseApply = null;
+        a.agent.sync();
+        assertEquals(version, map.read().orElseThrow().version());
+        assertEquals(new Thresholds(50, 140), a.local.content.thresholds(), "b's edit arrived once a could apply it");
+        assertEquals(version, a.agent.adopted().version());
+    }
+
     /** A tool (or a node whose clock runs ahead) stamps the fleet's last step far in the future. */
     @Test
     void aStepStampInTheFutureDoesNotHoldTheFleetsLoopStill() {
@@ -336,6 +363,8 @@ class FleetAgentTest {
         PolicyContent content;
         Writer writer = Writer.API;
         long version;
+        /** When set, every apply throws it and changes nothing. */
+        RuntimeException refuseApply;
         /** Runs right after the agent read the stores: a PATCH landing mid-sync. */
         Runnable afterRead = () -> { };
 
@@ -376,6 +405,9 @@ class FleetAgentTest {
 
         @Override
         public void apply(PolicyDelta delta, State seen) {
+            if (refuseApply != null) {
+                throw refuseApply; // the stores refuse the fleet's change (a full tenant map, a disk error)
+            }
             Thresholds before = content.thresholds();
             // A field written here since seen stands, as in RouterLocalPolicy (same merge, same writer rule).
             Thresholds t = delta.thresholdsOnto(before, seen.content().thresholds());
