@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * The router's own stores as the fleet sees them: the same ports the REST control plane writes
@@ -122,14 +121,13 @@ public final class RouterLocalPolicy implements LocalPolicy {
      */
     private void applyTenants(PolicyDelta delta, State seen) {
         Map<String, TenantPolicy> read = seen.content().tenants();
-        Map<String, Optional<TenantPolicy>> changes = new TreeMap<>(delta.tenants());
-        changes.forEach((id, policy) -> {
+        delta.tenants().forEach((id, policy) -> {
             if (policy.isEmpty()) {
                 tenants.replace(id, Optional.ofNullable(read.get(id)), Optional.empty());
             }
         });
         List<Map.Entry<String, TenantPolicy>> puts = new ArrayList<>();
-        changes.forEach((id, policy) -> policy.ifPresent(p -> puts.add(Map.entry(id, p))));
+        delta.tenants().forEach((id, policy) -> policy.ifPresent(p -> puts.add(Map.entry(id, p))));
         retryInAnyOrder(puts, e -> tenants.replace(e.getKey(), Optional.ofNullable(read.get(e.getKey())),
                 Optional.of(e.getValue())), TenantPolicies.PrefixInUse.class);
     }
@@ -140,9 +138,8 @@ public final class RouterLocalPolicy implements LocalPolicy {
      */
     private void applyKeys(PolicyDelta delta, State seen) {
         Map<String, List<String>> read = seen.content().keys();
-        Map<String, List<String>> changes = new TreeMap<>(delta.keys());
         List<Map.Entry<String, List<String>>> puts = new ArrayList<>();
-        changes.forEach((id, hashes) -> {
+        delta.keys().forEach((id, hashes) -> {
             if (hashes.isEmpty()) {
                 keys.replace(id, read.getOrDefault(id, List.of()), List.of());
             } else {

@@ -1,7 +1,6 @@
 package io.nexuscore.tiers;
 
 import io.micrometer.core.instrument.Counter;
-import io.netty.util.concurrent.FastThreadLocal;
 import io.nexuscore.tiers.wasm.CoreInstance;
 import io.nexuscore.tiers.wasm.GuestTrap;
 import io.vertx.core.Context;
@@ -46,13 +45,7 @@ final class EventLoopGuests implements AutoCloseable {
     private final Counter answered;
     private final Counter failed;
     private final Counter overBudget;
-    /** Each loop's guest. A Netty FastThreadLocal: an array index on an event loop, not a JDK ThreadLocal's map probe. */
-    private final FastThreadLocal<LoopGuest> own = new FastThreadLocal<>() {
-        @Override
-        protected LoopGuest initialValue() {
-            return newGuest();
-        }
-    };
+    private final ThreadLocal<LoopGuest> own = ThreadLocal.withInitial(this::newGuest);
     private final List<LoopGuest> all = new CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
