@@ -6,6 +6,9 @@
 #             costs here (the peer the router is held against)
 #   vertx-proxy  a bare Vert.x proxy (server -> client per event loop -> `bare`, nothing else):
 #             the floor of one proxy hop on the router's own stack
+#   netty-proxy  a bare Netty proxy (server codec -> keep-alive client codec per event loop -> `bare`):
+#             the floor one layer below Vert.x's HTTP server and client, where a data plane on
+#             Netty's codecs would start
 #   inline    the router's data plane in front of an in-process tier that answers at once
 #   router    the real router (the jar) with every tier forwarding to `bare`, per mode
 #   wasm      the real router on its default Wasm tiers: nano answered by the Chicory nano pool, per mode
@@ -155,6 +158,10 @@ proxy_port=$(free_port)
 java -Dnexus.transport="$transport" -cp "$cp" io.nexuscore.bench.VertxProxy "$proxy_port" "$bare_port" "$instances" > "$tmp/vertx-proxy.log" 2>&1 &
 proxy_pid=$!; pids+=($proxy_pid)
 wait_port "$proxy_port" "$proxy_pid"
+netty_port=$(free_port)
+java -Dnexus.transport="$transport" -cp "$cp" io.nexuscore.bench.NettyProxy "$netty_port" "$bare_port" "$instances" > "$tmp/netty-proxy.log" 2>&1 &
+netty_pid=$!; pids+=($netty_pid)
+wait_port "$netty_port" "$netty_pid"
 
 nginx_port=$(free_port)
 mkdir -p "$tmp/nginx"
@@ -166,12 +173,13 @@ nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
 
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start," \
   "${seconds}s measured after ${warmup}s warm-up per point, $instances server instances, modes: $modes, load generators: $loadgens"
-echo "# $(head -1 "$tmp/bare.log"); $(head -1 "$tmp/vertx-proxy.log")"
+echo "# $(head -1 "$tmp/bare.log"); $(head -1 "$tmp/vertx-proxy.log"); $(head -1 "$tmp/netty-proxy.log")"
 
 measure bare "$bare_port" "$bare_pid"
 measure nginx "$nginx_port" "$nginx_pid $nginx_workers$bare_pid"
 measure vertx-proxy "$proxy_port" "$proxy_pid $bare_pid"
-stop "$proxy_pid" # its idle event loops stay out of the routers' runs
+measure netty-proxy "$netty_port" "$netty_pid $bare_pid"
+stop "$proxy_pid"; stop "$netty_pid" # their idle event loops stay out of the routers' runs
 measure inline "$inline_port" "$inline_pid"
 
 upstream_tiers() {
