@@ -57,7 +57,8 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     private volatile JsonObject view;
     private final AtomicBoolean syncQueued = new AtomicBoolean();
     /** The last sync failure logged; null after a sync that worked. Fleet thread only. */
-    private String lastSyncFailure;
+    private final RepeatedFailureLog syncFailures = new RepeatedFailureLog(LOG, "fleet sync");
+    private final RepeatedFailureLog heartbeatFailures = new RepeatedFailureLog(LOG, "fleet heartbeat");
     private long savedVersion;
     private long announcedVersion;
 
@@ -158,16 +159,11 @@ public final class FleetService implements FleetStatus, AutoCloseable {
             } else {
                 agent.sync();
             }
-            lastSyncFailure = null;
+            syncFailures.succeeded();
         } catch (SharedPolicy.Unreachable e) {
             // logged once by the agent; the router serves with the policy it holds
         } catch (RuntimeException e) {
-            // Logged in full once per distinct failure, not at every sync while it lasts.
-            String failure = e.toString();
-            if (!failure.equals(lastSyncFailure)) {
-                LOG.log(Level.WARNING, "fleet sync failed (logged again only when the failure changes): " + e, e);
-            }
-            lastSyncFailure = failure;
+            syncFailures.failed(e);
         }
     }
 
@@ -186,8 +182,9 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     private void heartbeat() {
         try {
             heartbeatOnce();
+            heartbeatFailures.succeeded();
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "fleet heartbeat failed: " + e, e);
+            heartbeatFailures.failed(e);
         }
     }
 
