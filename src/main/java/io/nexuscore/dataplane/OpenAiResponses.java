@@ -54,7 +54,7 @@ final class OpenAiResponses {
                 .appendBytes(chat ? CHAT_CHOICE_END : COMPLETION_CHOICE_END)
                 .appendBytes(PROMPT_TOKENS).appendString(Integer.toString(reply.promptTokens()))
                 .appendBytes(COMPLETION_TOKENS).appendString(Integer.toString(reply.completionTokens()))
-                .appendBytes(TOTAL_TOKENS).appendString(Integer.toString(reply.promptTokens() + reply.completionTokens()))
+                .appendBytes(TOTAL_TOKENS).appendString(Integer.toString(reply.totalTokens()))
                 .appendByte((byte) '}');
         if (endpoint.kind() == Endpoint.Kind.TASK) {
             out.appendBytes(TASK).appendBytes(JsonStringEncoder.getInstance().quoteAsUTF8(endpoint.task()))
@@ -68,7 +68,7 @@ final class OpenAiResponses {
         JsonObject usage = new JsonObject()
                 .put("prompt_tokens", reply.promptTokens())
                 .put("completion_tokens", reply.completionTokens())
-                .put("total_tokens", reply.promptTokens() + reply.completionTokens());
+                .put("total_tokens", reply.totalTokens());
         if (endpoint.kind() == Endpoint.Kind.CHAT) {
             return new JsonObject()
                     .put("id", "chatcmpl-nx" + SEQUENCE.incrementAndGet())

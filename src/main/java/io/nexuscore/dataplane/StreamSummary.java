@@ -86,12 +86,18 @@ final class StreamSummary {
         return pending.length();
     }
 
-    /** The upstream ended: what it left unterminated, passed as it is. */
+    /**
+     * The upstream ended: the summary, when the stream ended without {@code data: [DONE]} after
+     * reporting its usage (the usage-only chunk was held back for it, so without it the client that
+     * asked for usage would get none), then what the upstream left unterminated, passed as it is.
+     */
     Buffer finish() {
         Buffer rest = pending;
         pending = Buffer.buffer();
         searchFrom = 0;
-        return rest;
+        Buffer out = Buffer.buffer(rest.length() + 256);
+        summary(out);
+        return out.appendBuffer(rest);
     }
 
     /** The tier's assessment from the usage, once the stream reported it. */

@@ -56,7 +56,7 @@ final class StreamingRequestParser {
     private static Parsed read(JsonParser p, Endpoint endpoint, boolean testHooks)
             throws IOException, Declined {
         expect(p.nextToken() == JsonToken.START_OBJECT);
-        int inside = (int) p.currentTokenLocation().getByteOffset() + 1;
+        int inside = ChatFields.byteOffset(p, p.currentTokenLocation()) + 1;
         ChatFields.Span modelAt = null;
         ChatFields.Span streamAt = null;
         ChatFields.Span optionsAt = null;
@@ -117,9 +117,9 @@ final class StreamingRequestParser {
                 }
                 case "stream_options" -> {
                     seen = once(seen, 128);
-                    int from = (int) p.currentTokenLocation().getByteOffset();
+                    int from = ChatFields.byteOffset(p, p.currentTokenLocation());
                     includeUsage = streamOptions(p, value);
-                    optionsAt = new ChatFields.Span(from, (int) p.currentLocation().getByteOffset());
+                    optionsAt = new ChatFields.Span(from, ChatFields.byteOffset(p, p.currentLocation()));
                 }
                 case "model" -> {
                     seen = once(seen, 256);

@@ -13,6 +13,7 @@ import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.sdk.common.Clock;
 import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
+import io.opentelemetry.sdk.trace.SpanLimits;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
@@ -39,8 +40,12 @@ public final class RequestTracing implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RequestTracing.class.getName());
     private static final AttributeKey<String> SERVICE_NAME = AttributeKey.stringKey("service.name");
     private static final String SCOPE = "io.nexuscore";
-    /** Longest request model kept in a span name and attribute: the client chooses it. */
-    private static final int MAX_MODEL_LENGTH = 256;
+    /**
+     * Longest string kept in a span's name and in each attribute value (the SDK's span limits cut
+     * longer ones): the client chooses the request model, the upstream the response model and the
+     * finish reason, and a span waiting in the export queue must not hold megabytes of them.
+     */
+    static final int MAX_VALUE_LENGTH = 256;
     private static final long CLOSE_TIMEOUT_MS = 5_000;
 
     private static final TextMapGetter<MultiMap> HEADERS = new TextMapGetter<>() {
@@ -89,6 +94,7 @@ public final class RequestTracing implements AutoCloseable {
                 .setResource(Resource.getDefault().merge(Resource.create(
                         Attributes.of(SERVICE_NAME, config.serviceName()))))
                 .setSampler(Sampler.parentBased(Sampler.traceIdRatioBased(config.samplePercent() / 100.0)))
+                .setSpanLimits(SpanLimits.builder().setMaxAttributeValueLength(MAX_VALUE_LENGTH).build())
                 .addSpanProcessor(batches)
                 .build();
         LOG.log(Level.INFO, "tracing on: spans to {0} ({1}% of new traces)", config.otlp().tracesUrl(),
@@ -111,8 +117,8 @@ public final class RequestTracing implements AutoCloseable {
      * @param headers      the request's headers ({@code traceparent}, {@code tracestate})
      */
     public InferenceSpan inference(String operation, String requestModel, long startNanos, MultiMap headers) {
-        String model = requestModel == null || requestModel.length() <= MAX_MODEL_LENGTH
-                ? requestModel : requestModel.substring(0, MAX_MODEL_LENGTH);
+        String model = requestModel == null || requestModel.length() <= MAX_VALUE_LENGTH
+                ? requestModel : requestModel.substring(0, MAX_VALUE_LENGTH);
         Context parent = W3CTraceContextPropagator.getInstance().extract(Context.root(), headers, HEADERS);
         // The span is made when the request is done: it starts back then and ends now.
         long now = clock.now();

@@ -1,6 +1,8 @@
 package io.nexuscore.tiers;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.nexuscore.http.LoopJson;
@@ -37,7 +39,7 @@ public record ChatFields(int inside, Span model, Span stream, Span streamOptions
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
             }
-            int inside = (int) p.currentTokenLocation().getByteOffset() + 1;
+            int inside = byteOffset(p, p.currentTokenLocation()) + 1;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 fields++;
                 String name = p.currentName();
@@ -79,12 +81,26 @@ public record ChatFields(int inside, Span model, Span stream, Span streamOptions
      * the value's last token: objects and arrays are skipped, scalars read to their end.
      */
     public static Span valueSpan(JsonParser p, JsonToken value) throws IOException {
-        int from = (int) p.currentTokenLocation().getByteOffset();
+        int from = byteOffset(p, p.currentTokenLocation());
         if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
             p.skipChildren();
         } else {
             p.finishToken();
         }
-        return new Span(from, (int) p.currentLocation().getByteOffset());
+        return new Span(from, byteOffset(p, p.currentLocation()));
+    }
+
+    /**
+     * The byte offset of {@code at} in the bytes {@code p} reads. Jackson knows byte offsets only when
+     * it reads UTF-8: a body in UTF-16 or UTF-32, which it detects and reads as characters, has none
+     * (-1), and a splice at -1 would cut the body apart. JSON between systems is UTF-8 (RFC 8259,
+     * section 8.1), so such a body is refused as malformed here; no byte range is guessed.
+     */
+    public static int byteOffset(JsonParser p, JsonLocation at) throws JsonParseException {
+        long offset = at.getByteOffset();
+        if (offset < 0 || offset > Integer.MAX_VALUE) {
+            throw new JsonParseException(p, "JSON must be UTF-8 (RFC 8259, section 8.1): this body is in another encoding");
+        }
+        return (int) offset;
     }
 }

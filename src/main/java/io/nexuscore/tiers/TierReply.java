@@ -22,6 +22,11 @@ public record TierReply(String text, Tier observedTier, int observedScore, int p
 
     public static final int UNKNOWN_SCORE = -1;
 
+    /** prompt + completion tokens, at most Integer.MAX_VALUE: counts an upstream reports can sum past int. */
+    public int totalTokens() {
+        return (int) Math.min(Integer.MAX_VALUE, (long) promptTokens + completionTokens);
+    }
+
     /**
      * @param body         the answer as the client gets it; null for a streamed answer, whose events
      *                     went to the client as they came

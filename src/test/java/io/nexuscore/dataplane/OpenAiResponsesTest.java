@@ -7,6 +7,8 @@ import io.nexuscore.classify.Tier;
 import io.nexuscore.tiers.TierReply;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class OpenAiResponsesTest {
 
@@ -28,6 +30,28 @@ class OpenAiResponsesTest {
                 doc.remove("created");
             }
             assertEquals(expected, actual, endpoint.kind().toString());
+        }
+    }
+
+    /**
+     * An upstream reports each count up to int's largest (larger ones saturate there): their sum, the
+     * answer's total_tokens, saturates too, in both renderings. Before, it wrapped to a negative total.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "7, 2, 9",
+        "2147483647, 1, 2147483647",
+        "2000000000, 2000000000, 2147483647",
+        "2147483647, 2147483647, 2147483647",
+    })
+    void totalTokensNeverWraps(int prompt, int completion, int total) {
+        TierReply reply = new TierReply("t", Tier.LARGE, prompt, completion, "nexus-large");
+        for (Endpoint endpoint : new Endpoint[] {new Endpoint(Endpoint.Kind.CHAT, "chat"),
+                new Endpoint(Endpoint.Kind.COMPLETION, "completion"), new Endpoint(Endpoint.Kind.TASK, "summarize")}) {
+            JsonObject bytes = new JsonObject(OpenAiResponses.renderBytes(endpoint, reply));
+            assertEquals(total, bytes.getJsonObject("usage").getLong("total_tokens"), endpoint.kind().toString());
+            assertEquals(total, OpenAiResponses.render(endpoint, reply).getJsonObject("usage").getLong("total_tokens"),
+                    endpoint.kind().toString());
         }
     }
 }

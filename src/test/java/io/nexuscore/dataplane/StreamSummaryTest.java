@@ -63,6 +63,32 @@ class StreamSummaryTest {
         assertTrue(out.endsWith("data: [DONE]\r\n\r\n"), out);
     }
 
+    /** The usage-only chunk was held back for the summary: a stream that ends without [DONE] still gets it. */
+    @Test
+    void aStreamThatEndsWithoutDoneStillEndsWithTheSummary() {
+        StreamSummary summary = new StreamSummary(ASSIGNED, true);
+        String out = byteByByte(summary, CHUNK + USAGE);
+        String[] events = out.split("\n\n");
+        assertEquals(2, events.length, out);
+        assertEquals(CHUNK.trim(), events[0]);
+        JsonObject last = new JsonObject(events[1].substring(6));
+        assertEquals(110, last.getJsonObject("usage").getInteger("total_tokens"));
+        assertEquals("small", last.getJsonObject("nexuscore").getString("observed_tier"));
+    }
+
+    /** The summary never follows a [DONE] that already carried it, and comes before an unterminated tail. */
+    @Test
+    void theSummaryIsWrittenOnceAndBeforeAnUnterminatedTail() {
+        StreamSummary done = new StreamSummary(ASSIGNED, true);
+        String withDone = byteByByte(done, CHUNK + USAGE + DONE);
+        assertEquals(1, withDone.split("\"usage\"", -1).length - 1, withDone);
+
+        StreamSummary cut = new StreamSummary(ASSIGNED, true);
+        String out = byteByByte(cut, CHUNK + USAGE + "data: {\"partial");
+        assertTrue(out.endsWith("\n\ndata: {\"partial"), out);
+        assertTrue(out.indexOf("\"nexuscore\"") < out.indexOf("data: {\"partial"), out);
+    }
+
     /** A client that did not ask for usage never sees a chunk with empty choices; the usage still counts. */
     @Test
     void withoutTheClientAskingTheUsageChunkIsDroppedAndNoSummaryIsAdded() {

@@ -90,7 +90,7 @@ record UpstreamAnswer(String text, String finishReason, boolean hasChoice, Optio
         byte[] bytes = body.getBytes();
         try (JsonParser p = JSON.createParser(bytes)) {
             expect(p.nextToken(), JsonToken.START_OBJECT, "the answer");
-            int inside = (int) p.currentTokenLocation().getByteOffset() + 1;
+            int inside = ChatFields.byteOffset(p, p.currentTokenLocation()) + 1;
             ModelSlot model = new ModelSlot(inside, inside, false);
             Choice choice = Choice.NONE;
             boolean hasChoice = false;

@@ -166,6 +166,15 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                     } catch (TierFailure f) {
                         reported(f, exchange.endpoint());
                         result.completeExceptionally(f);
+                    } catch (RuntimeException e) {
+                        // A bug reading an answer must still answer the client: the exchange has ended,
+                        // so no deadline would ever complete this request.
+                        UpstreamEndpoint endpoint = exchange.endpoint();
+                        TierFailure f = new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": the upstream's answer could not be read",
+                                (endpoint == null ? "upstream" : "upstream " + endpoint.display())
+                                        + ": reading its answer failed: " + e, e);
+                        reported(f, endpoint);
+                        result.completeExceptionally(f);
                     }
                 });
         return result;

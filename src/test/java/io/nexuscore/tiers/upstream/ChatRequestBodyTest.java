@@ -51,6 +51,19 @@ class ChatRequestBodyTest {
         assertTrue(text.endsWith("\"temperature\" : 1e-3 , \"n\":2, \"user\": \"u-1\" }"), text);
     }
 
+    /**
+     * A client body in UTF-16 has no byte offsets to splice at (Jackson reads it as characters): it is
+     * not spliced but sent as the router's own UTF-8 chat of the prompt, with the tier's model.
+     */
+    @Test
+    void aChatInUtf16IsReEncodedNotCutApart() {
+        TierRequest request = TierRequest.of("chat", "flattened prompt")
+                .withChatBody(Buffer.buffer(CLIENT.getBytes(java.nio.charset.StandardCharsets.UTF_16LE)));
+        JsonObject sent = new JsonObject(new ChatRequestBody("upstream-m").encode(request, false));
+        assertEquals("upstream-m", sent.getString("model"));
+        assertEquals("flattened prompt", sent.getJsonArray("messages").getJsonObject(0).getString("content"));
+    }
+
     @Test
     void aStreamedChatAsksForTheUsageWhateverTheClientSaid() {
         ChatRequestBody body = new ChatRequestBody("m");

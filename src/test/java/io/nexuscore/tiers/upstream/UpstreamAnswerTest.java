@@ -65,6 +65,19 @@ class UpstreamAnswerTest {
     }
 
     /**
+     * JSON between systems is UTF-8 (RFC 8259 §8.1). Jackson detects UTF-16 and UTF-32 and reads them
+     * as characters, without byte offsets: the model's splice would have cut the answer at -1.
+     */
+    @ParameterizedTest
+    @CsvSource({"UTF-16LE", "UTF-16BE", "UTF-32LE", "UTF-32BE"})
+    void anAnswerInAnotherEncodingThanUtf8IsMalformed(String charset) {
+        String json = "{\"model\":\"up\",\"choices\":[{\"message\":{\"content\":\"hi\"}}]}";
+        Buffer body = Buffer.buffer(json.getBytes(java.nio.charset.Charset.forName(charset)));
+        UpstreamAnswer.Malformed e = assertThrows(UpstreamAnswer.Malformed.class, () -> UpstreamAnswer.parse(body, false));
+        assertTrue(e.getMessage().contains("UTF-8"), e.getMessage());
+    }
+
+    /**
      * A chat answer goes on as the upstream wrote it with only its model value replaced, whatever
      * that value is and wherever it stands (multi-byte text before it included), or put in when
      * there is none; an answer naming its model twice is not passed on (null).

@@ -103,6 +103,29 @@ class UpstreamTierBackendTest {
         })));
     }
 
+    /**
+     * A chat answer in UTF-16 (Jackson reads it, but without byte offsets) is an upstream failure the
+     * client hears of at once. Before, the model's splice threw outside the failure handling and the
+     * request was never answered.
+     */
+    @Test
+    void aChatAnswerInUtf16IsAnUpstreamFailureNotAHang(Vertx vertx, VertxTestContext ctx) {
+        byte[] answer = "{\"model\":\"up\",\"choices\":[{\"message\":{\"content\":\"hi\"}}]}"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_16LE);
+        HttpServer utf16 = vertx.createHttpServer().requestHandler(req -> req.response()
+                .putHeader("Content-Type", "application/json; charset=utf-16le").end(Buffer.buffer(answer)));
+        utf16.listen(0, "127.0.0.1").await();
+        UpstreamTierBackend backend = backend(vertx, "http://127.0.0.1:" + utf16.actualPort() + "/v1", 60_000);
+        TierRequest chat = TierRequest.of("chat", "x").withChatBody(Buffer.buffer("{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]}"));
+        Future.fromCompletionStage(backend.submit(chat)).onComplete(ctx.failing(e -> ctx.verify(() -> {
+            TierFailure failure = assertInstanceOf(TierFailure.class, e);
+            assertEquals(TierFailure.Kind.UPSTREAM, failure.kind());
+            assertTrue(failure.getMessage().contains("malformed JSON"), failure.getMessage());
+            backend.close();
+            ctx.completeNow();
+        })));
+    }
+
     /** A non-streamed answer past the bound is a 502 kind of failure, not a heap filled by the upstream. */
     @Test
     void anEndlessAnswerIsAnUpstreamFailureAtTheBound(Vertx vertx, VertxTestContext ctx) {
