@@ -130,6 +130,19 @@ class InferenceRequestTest {
     }
 
     /**
+     * A body in UTF-16 has no byte offsets (Jackson reads it as characters): the streaming pass
+     * declines it rather than hand on spans at -1, and the tree reads the request.
+     */
+    @Test
+    void aBodyInUtf16IsLeftToTheTree() {
+        Buffer body = Buffer.buffer("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"
+                .getBytes(java.nio.charset.StandardCharsets.UTF_16LE));
+        assertNull(StreamingRequestParser.parse(CHAT, body, false));
+        assertNull(ChatFields.locate(body));
+        assertEquals("hi", InferenceRequest.parseTree(CHAT, body, false).work().prompt());
+    }
+
+    /**
      * The streaming pass against the tree, on bodies drawn from every shape each field can take
      * (right, wrong, null, repeated, nested, out of range) and a few broken documents: the same
      * request or the same problem, for every endpoint kind and with test hooks on and off.
