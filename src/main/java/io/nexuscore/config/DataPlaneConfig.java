@@ -11,6 +11,11 @@ import java.util.Set;
  * @param host                bind address
  * @param port                TCP port; the kernel programs classify packets to this port
  * @param maxBodyBytes        request bodies above this get 413 before they are read in full
+ * @param maxHeldBodyBytes    request body bytes held at once over all connections while bodies arrive
+ *                            (default 256 MiB or maxBodyBytes if larger; at least maxBodyBytes); the request whose next
+ *                            chunk would pass it gets 503 {@code body-budget} and its connection is
+ *                            closed, so many clients each sending most of a large body and then
+ *                            nothing cannot fill the heap of a process that runs as root
  * @param instances           verticle instances (event loops serving the port); 0 means one per core
  * @param tenantHeader        header naming the tenant of a request
  * @param misrouteBandPercent a misroute counts as banded when the true score lies more than this
@@ -32,25 +37,31 @@ import java.util.Set;
  *                            {@code auto} (default: io_uring where allowed, else epoll), {@code io_uring},
  *                            {@code epoll} or {@code nio}; a named engine the machine refuses stops the start
  */
-public record DataPlaneConfig(String host, int port, long maxBodyBytes, int instances, String tenantHeader,
+public record DataPlaneConfig(String host, int port, long maxBodyBytes, long maxHeldBodyBytes, int instances, String tenantHeader,
                               int misrouteBandPercent, boolean testHooks, long headerTimeoutMs, long bodyTimeoutMs,
                               long idleTimeoutMs, TenantKeys tenantKeys, List<String> allowedOrigins,
                               IoTransport transport) {
 
     public DataPlaneConfig {
+        if (maxHeldBodyBytes < maxBodyBytes) {
+            throw new ConfigException("dataPlane.maxHeldBodyBytes (" + maxHeldBodyBytes
+                    + ") must be at least dataPlane.maxBodyBytes (" + maxBodyBytes + "): one whole body must fit");
+        }
         allowedOrigins = allowedOrigins.stream().map(o -> o.strip().toLowerCase(Locale.ROOT)).toList();
     }
 
     public enum TenantKeys { OPTIONAL, REQUIRED }
 
     static DataPlaneConfig from(Json json) {
-        json.allowOnly(Set.of("host", "port", "maxBodyBytes", "instances", "tenantHeader", "misrouteBandPercent",
+        json.allowOnly(Set.of("host", "port", "maxBodyBytes", "maxHeldBodyBytes", "instances", "tenantHeader", "misrouteBandPercent",
                 "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys", "allowedOrigins",
                 "transport"));
+        long maxBodyBytes = json.number("maxBodyBytes", 1L << 20, 1, 1L << 30);
         return new DataPlaneConfig(
                 json.string("host", "0.0.0.0"),
                 json.integer("port", 8080, 1, 65_535),
-                json.number("maxBodyBytes", 1L << 20, 1, 1L << 30),
+                maxBodyBytes,
+                json.number("maxHeldBodyBytes", Math.max(256L << 20, maxBodyBytes), 1, 1L << 40),
                 json.integer("instances", 0, 0, 256),
                 json.string("tenantHeader", "X-NX-Tenant"),
                 json.integer("misrouteBandPercent", 20, 0, 1000),

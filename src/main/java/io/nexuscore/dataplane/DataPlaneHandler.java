@@ -87,6 +87,8 @@ public final class DataPlaneHandler {
     private static final System.Logger LOG = System.getLogger(DataPlaneHandler.class.getName());
 
     private final long maxBodyBytes;
+    /** Body bytes held while bodies arrive, over every connection of every acceptor (one handler serves them all). */
+    private final HeldBodyBytes heldBodies;
     private final DataPlaneConfig config;
     private final String tenantHeader;
     private final TenantKeys keys;
@@ -166,6 +168,8 @@ public final class DataPlaneHandler {
         this.keysRequired = config.tenantKeys() == DataPlaneConfig.TenantKeys.REQUIRED;
         this.connections = new ConnectionInspector(floors);
         this.maxBodyBytes = config.maxBodyBytes();
+        this.heldBodies = new HeldBodyBytes(config.maxHeldBodyBytes());
+        metrics.heldBodyBytes(heldBodies);
         this.config = config;
         this.tenantHeader = config.tenantHeader();
         this.testHooks = config.testHooks();
@@ -307,6 +311,8 @@ public final class DataPlaneHandler {
         private long timer = -1;
         private boolean stopped;
         private boolean ended; // the body ended or broke off: no timer to arm
+        /** Bytes of this body counted in {@link #heldBodies}; given back once, when the body ends or stops. */
+        private long reserved;
 
         BodyReader(HttpServerRequest request, Endpoint endpoint, String tenant, long start, long declared) {
             this.request = request;
@@ -325,6 +331,7 @@ public final class DataPlaneHandler {
             request.handler(this);
             request.endHandler(v -> {
                 ended = true;
+                releaseHeld(); // past arrival: the body is the request's now, bounded by the tiers' queues
                 if (guard != null) {
                     guard.unwatch();
                 }
@@ -336,6 +343,7 @@ public final class DataPlaneHandler {
             });
             request.exceptionHandler(e -> {
                 ended = true;
+                releaseHeld(); // broken off (the connection closed): nothing more arrives
                 if (guard != null) {
                     guard.unwatch();
                 }
@@ -354,6 +362,7 @@ public final class DataPlaneHandler {
         /** The chunked body could not be decoded: 400, and the connection closed (its framing is lost). */
         private void undecodable(Throwable cause) {
             ended = true;
+            releaseHeld();
             vertx.cancelTimer(timer);
             if (stopped) {
                 return;
@@ -364,6 +373,7 @@ public final class DataPlaneHandler {
         }
 
         private void timedOut() {
+            releaseHeld();
             if (stopped) {
                 return;
             }
@@ -380,10 +390,27 @@ public final class DataPlaneHandler {
             if ((long) body.length() + chunk.length() > maxBodyBytes) {
                 stopped = true;
                 vertx.cancelTimer(timer);
+                releaseHeld();
                 refuse(request, endpoint, start, Problems.bodyTooLarge(maxBodyBytes), true);
                 return;
             }
+            if (!heldBodies.tryReserve(chunk.length())) {
+                stopped = true;
+                vertx.cancelTimer(timer);
+                long had = reserved;
+                releaseHeld();
+                refuse(request, endpoint, start, ProblemType.BODY_BUDGET.problem("request bodies arriving on all "
+                        + "connections hold " + heldBodies.limit() + " bytes (dataPlane.maxHeldBodyBytes); this one had "
+                        + had + " of them: retry shortly").withHeader("Retry-After", "1"), true);
+                return;
+            }
+            reserved += chunk.length();
             body.appendBuffer(chunk);
+        }
+
+        private void releaseHeld() {
+            heldBodies.release(reserved);
+            reserved = 0;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.nexuscore.classify.Tier;
@@ -50,6 +51,15 @@ public final class DataPlaneMetrics {
         }
         disagreements = Counter.builder("nexus_kernel_user_disagreements")
                 .description("Verified kernel verdicts whose score differs from the Java scorer's")
+                .register(registry);
+    }
+
+    /** The bytes of request bodies held while they arrive, and their bound. */
+    void heldBodyBytes(HeldBodyBytes held) {
+        Gauge.builder("nexus_dataplane_body_bytes_held", held, HeldBodyBytes::held)
+                .description("Request body bytes held while bodies arrive, over all connections").register(registry);
+        Gauge.builder("nexus_dataplane_body_bytes_held_max", held, HeldBodyBytes::limit)
+                .description("dataPlane.maxHeldBodyBytes: a request whose body would pass it gets 503 body-budget")
                 .register(registry);
     }
 

@@ -33,6 +33,8 @@ public enum ProblemType {
     QUEUE_TIMEOUT("queue-timeout", 503, "Tier queue wait exceeded"),
     /** Every upstream endpoint of the tier is ejected. */
     UNAVAILABLE("unavailable", 503, "Tier has no healthy upstream"),
+    /** Request bodies arriving over all connections hold dataPlane.maxHeldBodyBytes: this one would pass it. */
+    BODY_BUDGET("body-budget", 503, "Request bodies in flight at their limit"),
     /** The client did not send its request body within dataPlane.bodyTimeoutMs. */
     REQUEST_TIMEOUT("request-timeout", 408, "Request body not received in time"),
     /** The tier is shutting down. */
