@@ -478,6 +478,13 @@ public final class DataPlaneHandler {
         Tier fallbackFrom;
         /** The problem type's slug when the tier failed it, else null (traces: error.type). */
         String errorType;
+        /**
+         * Time a streamed answer waited on the client's reading (the upstream's stream paused while the
+         * response's write queue was full). Not the tier's latency: left out of the feedback loop's
+         * sample, so a client that reads slowly on purpose cannot lower nano_max for everyone.
+         */
+        long clientWaitNanos;
+        private long pausedAt;
 
         Served(HttpServerRequest request, Endpoint endpoint, InferenceRequest parsed, String tenant, long start) {
             this.request = request;
@@ -641,7 +648,11 @@ public final class DataPlaneHandler {
                 response.write(out);
                 if (response.writeQueueFull()) {
                     body.pause();
-                    response.drainHandler(v -> body.resume());
+                    served.pausedAt = System.nanoTime();
+                    response.drainHandler(v -> {
+                        served.clientWaitNanos += System.nanoTime() - served.pausedAt;
+                        body.resume();
+                    });
                 }
             }
         });
@@ -649,7 +660,12 @@ public final class DataPlaneHandler {
             if (done[0] || response.closed()) {
                 return;
             }
-            response.end(summary.finish()).onComplete(ar -> finish.handle(ar.succeeded() ? 200 : CLIENT_CLOSED));
+            long upstreamEnded = System.nanoTime();
+            response.end(summary.finish()).onComplete(ar -> {
+                // The last bytes wait in the socket for the client as the paused ones did.
+                served.clientWaitNanos += System.nanoTime() - upstreamEnded;
+                finish.handle(ar.succeeded() ? 200 : CLIENT_CLOSED);
+            });
         });
         body.resume();
     }
@@ -684,7 +700,7 @@ public final class DataPlaneHandler {
             // Instant refusals (queue full, bad upstream) would drag the tier's P95 down and hide
             // its overload from the feedback loop; a deadline is a true, slow latency.
             boolean sample = reply != null && guestTiers.contains(resolution.tier());
-            latencyRecorder.record(resolution.tier(), misroute, served.tenant, latencyNanos,
+            latencyRecorder.record(resolution.tier(), misroute, served.tenant, latencyNanos - served.clientWaitNanos,
                     sample ? reply.promptTokens() : 0, sample ? resolution.estimateQ4() : 0);
         }
         if (events == EventSink.DISCARD) {
