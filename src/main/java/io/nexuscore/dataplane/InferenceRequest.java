@@ -1,5 +1,6 @@
 package io.nexuscore.dataplane;
 
+import io.nexuscore.http.JsonBodies;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
 import io.nexuscore.tiers.TierRequest;
@@ -158,7 +159,7 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
         }
         if (!(value instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())
                 || n.doubleValue() < 0 || n.doubleValue() > max) {
-            throw invalid(field + " must be an integer in 0.." + max + ", got " + value);
+            throw invalid(field + " must be an integer in 0.." + max + ", got " + JsonBodies.echoed(String.valueOf(value)));
         }
         return n.longValue();
     }
@@ -170,7 +171,7 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
             return false;
         }
         if (!(options instanceof JsonObject o)) {
-            throw invalid("stream_options must be an object, got " + options);
+            throw invalid("stream_options must be an object, got " + JsonBodies.echoed(String.valueOf(options)));
         }
         return optionalBoolean(o, "include_usage");
     }
@@ -181,7 +182,7 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
             return false;
         }
         if (!(value instanceof Boolean b)) {
-            throw invalid(field + " must be true or false, got " + value);
+            throw invalid(field + " must be true or false, got " + JsonBodies.echoed(String.valueOf(value)));
         }
         return b;
     }

@@ -77,7 +77,7 @@ public final class JsonBodies {
                     + min + ".." + max, field);
         }
         if (!(value instanceof Number n)) {
-            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + Json.encode(value), field);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be an integer, got " + echoed(Json.encode(value)), field);
         }
         BigDecimal decimal = decimal(field, n);
         if (decimal.signum() != 0 && decimal.stripTrailingZeros().scale() > 0) {
@@ -109,6 +109,18 @@ public final class JsonBodies {
         return decimal;
     }
 
+    /** Longest part of a client's value an error detail repeats. */
+    static final int ECHO_CHARS = 64;
+
+    /**
+     * A client's value as an error detail repeats it: at most {@value #ECHO_CHARS} characters, then
+     * how long it was. A detail that echoed a megabyte value whole would send the megabyte back.
+     */
+    public static String echoed(String value) {
+        return value.length() <= ECHO_CHARS ? value
+                : value.substring(0, ECHO_CHARS) + "... (" + value.length() + " characters)";
+    }
+
     /** Huge values are echoed in scientific notation, never as thousands of digits. */
     private static String abbreviated(BigDecimal value) {
         String plain = value.toString();
@@ -122,7 +134,7 @@ public final class JsonBodies {
         }
         Object value = object.getValue(field);
         if (!(value instanceof Boolean b)) {
-            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be true or false, got " + Json.encode(value), field);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be true or false, got " + echoed(Json.encode(value)), field);
         }
         return Optional.of(b);
     }
@@ -137,7 +149,7 @@ public final class JsonBodies {
             return Optional.empty();
         }
         if (!(value instanceof String s)) {
-            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be a string, got " + Json.encode(value), field);
+            throw new ProblemException(ProblemType.INVALID_REQUEST, field + " must be a string, got " + echoed(Json.encode(value)), field);
         }
         return Optional.of(s);
     }

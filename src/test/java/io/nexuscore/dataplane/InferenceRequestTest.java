@@ -58,6 +58,18 @@ class InferenceRequestTest {
         assertEquals("malformed-json", e.problem().slug());
     }
 
+    /** A 400's detail repeats a bad value's first characters and its length, not the value itself. */
+    @ParameterizedTest
+    @ValueSource(strings = {"stream", "stream_options", "max_tokens"})
+    void aHugeBadValueIsNotEchoedWhole(String field) {
+        String huge = "[" + "1,".repeat(500_000) + "1]";
+        String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"" + field + "\":" + huge + "}";
+        ProblemException e = assertThrows(ProblemException.class, () -> parse(CHAT, body));
+        String detail = e.problem().detail();
+        assertTrue(detail.length() < 300, detail.length() + " characters: " + detail.substring(0, 120));
+        assertTrue(detail.contains("[1,1,1") && detail.contains("(1000003 characters)"), detail);
+    }
+
     @Test
     void nestingPastTheParsersLimitIsMalformedJsonEvenInAFieldTheRouterSkips() {
         String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"deep\":"
