@@ -266,6 +266,7 @@ public final class RouterRuntime implements AutoCloseable {
         Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
                 Set.of(config.dataPlane().port()), config.metrics().kernelTiming());
         ProductionMetrics metrics = ProductionMetrics.start(config.metrics(), registry, kernel);
+        metrics.knownTenants(keys::has); // a key-proven tenant's series cannot be crowded out by header names
         if (kernel.isEmpty()) {
             String reason = config.kernel().mode() == KernelConfig.Mode.USER
                     ? "kernel.mode is user" : "the eBPF data path could not load (see the log)";

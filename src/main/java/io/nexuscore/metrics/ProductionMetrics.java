@@ -58,6 +58,11 @@ public final class ProductionMetrics implements AutoCloseable {
     }
 
     /** Where completed requests go for the per-tenant series. */
+    /** Tenants the router can authenticate (API keys): their series are outside metrics.tenantSeries' bound. */
+    public void knownTenants(java.util.function.Predicate<String> known) {
+        tenants.knownTenants(known);
+    }
+
     public LatencyRecorder tenantSeries() {
         return tenants;
     }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Per-tenant latency ({@code nexus_tenant_request_latency_seconds{tenant}}, a histogram) and
@@ -20,7 +21,9 @@ import java.util.concurrent.TimeUnit;
  * the misroute alert uses, see io.nexuscore.misroute.Misroute), with the cardinality bounded by configuration: the first
  * {@code maxTenants} tenants seen get their own series, every later one is counted as
  * {@value #OTHER}. The tenant header is client input, so the bound is what keeps a client from
- * growing the scrape without limit.
+ * growing the scrape without limit. Tenants proven by an API key ({@link #knownTenants}) always get
+ * their own series, outside the bound: names sent only in the header could otherwise take every
+ * slot for good (the control plane bounds how many tenants hold keys).
  */
 public final class TenantSeries implements LatencyRecorder, AutoCloseable {
 
@@ -41,6 +44,9 @@ public final class TenantSeries implements LatencyRecorder, AutoCloseable {
     private final Map<String, Series> byTenant = new ConcurrentHashMap<>();
     private final List<Meter> meters = new ArrayList<>();
     private final Series other;
+    /** Names that hold a slot of the bound (header-only names). */
+    private int bounded;
+    private volatile Predicate<String> known = name -> false;
 
     /** @param maxTenants tenants with their own series (0: only {@value #OTHER}) */
     public TenantSeries(MeterRegistry registry, int maxTenants) {
@@ -58,7 +64,12 @@ public final class TenantSeries implements LatencyRecorder, AutoCloseable {
         }
     }
 
-    /** Tenants with their own series now (never more than the bound). */
+    /** Which tenants get a series of their own whatever the bound: those the router can authenticate. */
+    public void knownTenants(Predicate<String> known) {
+        this.known = known;
+    }
+
+    /** Tenants with their own series now (header-only names never more than the bound). */
     public int tenants() {
         return byTenant.size();
     }
@@ -75,11 +86,15 @@ public final class TenantSeries implements LatencyRecorder, AutoCloseable {
         synchronized (this) {
             s = byTenant.get(name);
             if (s == null) {
-                if (byTenant.size() >= maxTenants) {
+                boolean proven = known.test(name);
+                if (!proven && bounded >= maxTenants) {
                     return other;
                 }
                 s = create(name);
                 byTenant.put(name, s);
+                if (!proven) {
+                    bounded++;
+                }
             }
             return s;
         }

@@ -121,6 +121,11 @@ public final class TenantKeys {
         return new TreeMap<>(byTenant);
     }
 
+    /** Whether the tenant holds at least one key. */
+    public synchronized boolean has(String id) {
+        return byTenant.containsKey(id);
+    }
+
     public synchronized List<String> get(String id) {
         return byTenant.getOrDefault(id, List.of());
     }

@@ -35,6 +35,29 @@ class TenantSeriesTest {
         assertEquals(0, registry.getMeters().size(), "close removes every series");
     }
 
+    /**
+     * Header names are client input: a client sending many can take every slot of the bound, but not
+     * from a tenant the router can authenticate, which gets its own series whenever it comes.
+     */
+    @Test
+    void headerNamesCannotCrowdOutATenantWithKeys() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (TenantSeries series = new TenantSeries(registry, 2)) {
+            series.knownTenants(name -> name.equals("acme") || name.equals("globex"));
+            for (int i = 0; i < 100; i++) {
+                series.record(Tier.NANO, null, "junk-" + i, 1_000);
+            }
+            series.record(Tier.NANO, null, "acme", 1_000);
+            series.record(Tier.NANO, null, "globex", 1_000);
+            series.record(Tier.NANO, null, "initech", 1_000);
+            assertEquals(1, registry.get("nexus.tenant.request.latency").tag("tenant", "acme").timer().count());
+            assertEquals(1, registry.get("nexus.tenant.request.latency").tag("tenant", "globex").timer().count());
+            assertEquals(99, registry.get("nexus.tenant.request.latency").tag("tenant", TenantSeries.OTHER).timer().count(),
+                    "98 junk names past the bound and initech, which has no key");
+            assertEquals(4, series.tenants(), "two header names in the bound, two tenants with keys outside it");
+        }
+    }
+
     @Test
     void zeroMeansOnlyOtherAndLongNamesAreCut() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
