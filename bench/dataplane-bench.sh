@@ -169,7 +169,8 @@ nginx_proxy_conf "$tmp/nginx" "$nginx_port" "$bare_port" "$instances"
 nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
 nginx_pid=$!; pids+=($nginx_pid)
 wait_port "$nginx_port" "$nginx_pid"
-nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ')
+for _ in $(seq 1 50); do pgrep -P "$nginx_pid" > /dev/null && break; sleep 0.1; done # the master listens before it forks
+nginx_workers=$(pgrep -P "$nginx_pid" | tr '\n' ' ' || true)
 
 echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at start," \
   "${seconds}s measured after ${warmup}s warm-up per point, $instances server instances, modes: $modes, load generators: $loadgens"

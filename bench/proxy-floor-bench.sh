@@ -73,7 +73,8 @@ nginx_proxy_conf "$tmp/nginx" "${port[nginx]}" "$bare_port" "$instances"
 nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
 pids+=($!); pid_of[nginx]=$!
 wait_port "${port[nginx]}" "${pid_of[nginx]}"
-pid_of[nginx]="${pid_of[nginx]} $(pgrep -P "${pid_of[nginx]}" | tr '\n' ' ')"
+for _ in $(seq 1 50); do pgrep -P "${pid_of[nginx]}" > /dev/null && break; sleep 0.1; done # the master listens before it forks
+pid_of[nginx]="${pid_of[nginx]} $(pgrep -P "${pid_of[nginx]}" | tr '\n' ' ' || true)"
 
 url() { echo "http://127.0.0.1:${port[$1]}/v1/chat/completions"; }
 
@@ -100,7 +101,7 @@ for round in $(seq 1 "$rounds"); do
       $1 == "50%" { p50 = $2 + 0; if ($2 ~ /ms$/) p50 *= 1000; else if ($2 !~ /us$/) p50 *= 1000000 }
       /Non-2xx|Socket errors/ { errors = errors " " $0 }
       END { printf "round %d %-12s rps=%-8.0f p50_us=%-6.0f proxy_cpu_us=%-5.1f upstream_cpu_us=%.1f%s\n",
-              round, name, rps, p50, proxy * 1e6 / hz / n, bare * 1e6 / hz / n, errors ? " ERRORS:" errors : "" }' \
+              round, name, rps, p50, n ? proxy * 1e6 / hz / n : 0, n ? bare * 1e6 / hz / n : 0, errors ? " ERRORS:" errors : "" }' \
       "$tmp/wrk.out" | tee -a "$tmp/results"
   done
 done

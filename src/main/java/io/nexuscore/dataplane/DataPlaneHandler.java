@@ -650,6 +650,7 @@ public final class DataPlaneHandler {
                     body.pause();
                     served.pausedAt = System.nanoTime();
                     response.drainHandler(v -> {
+                        response.drainHandler(null); // Vert.x keeps it: one drain per pause counted
                         served.clientWaitNanos += System.nanoTime() - served.pausedAt;
                         body.resume();
                     });
