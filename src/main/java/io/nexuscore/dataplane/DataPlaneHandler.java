@@ -9,6 +9,7 @@ import io.nexuscore.classify.RequestHeadParser;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.DataPlaneConfig;
 import io.nexuscore.events.EventSink;
+import io.nexuscore.http.ByteBudget;
 import io.nexuscore.http.Problem;
 import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
@@ -88,7 +89,7 @@ public final class DataPlaneHandler {
 
     private final long maxBodyBytes;
     /** Body bytes held while bodies arrive, over every connection of every acceptor (one handler serves them all). */
-    private final HeldBodyBytes heldBodies;
+    private final ByteBudget heldBodies;
     private final DataPlaneConfig config;
     private final String tenantHeader;
     private final TenantKeys keys;
@@ -168,7 +169,7 @@ public final class DataPlaneHandler {
         this.keysRequired = config.tenantKeys() == DataPlaneConfig.TenantKeys.REQUIRED;
         this.connections = new ConnectionInspector(floors);
         this.maxBodyBytes = config.maxBodyBytes();
-        this.heldBodies = new HeldBodyBytes(config.maxHeldBodyBytes());
+        this.heldBodies = new ByteBudget(config.maxHeldBodyBytes());
         metrics.heldBodyBytes(heldBodies);
         this.config = config;
         this.tenantHeader = config.tenantHeader();

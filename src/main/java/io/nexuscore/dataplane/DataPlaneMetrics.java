@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.http.ByteBudget;
 import io.nexuscore.misroute.Misroute;
 import io.nexuscore.misroute.MisrouteMeters;
 import java.util.EnumMap;
@@ -55,10 +56,10 @@ public final class DataPlaneMetrics {
     }
 
     /** The bytes of request bodies held while they arrive, and their bound. */
-    void heldBodyBytes(HeldBodyBytes held) {
-        Gauge.builder("nexus_dataplane_body_bytes_held", held, HeldBodyBytes::held)
+    void heldBodyBytes(ByteBudget held) {
+        Gauge.builder("nexus_dataplane_body_bytes_held", held, ByteBudget::held)
                 .description("Request body bytes held while bodies arrive, over all connections").register(registry);
-        Gauge.builder("nexus_dataplane_body_bytes_held_max", held, HeldBodyBytes::limit)
+        Gauge.builder("nexus_dataplane_body_bytes_held_max", held, ByteBudget::limit)
                 .description("dataPlane.maxHeldBodyBytes: a request whose body would pass it gets 503 body-budget")
                 .register(registry);
     }

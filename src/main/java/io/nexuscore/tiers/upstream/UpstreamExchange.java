@@ -1,5 +1,6 @@
 package io.nexuscore.tiers.upstream;
 
+import io.nexuscore.http.ByteBudget;
 import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierFailure.Kind;
 import io.vertx.core.Context;
@@ -166,15 +167,35 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
      */
     static final int MAX_ANSWER_BYTES = 16 << 20;
 
-    /** The accepted answer's whole body (the non-streamed path), at most {@link #MAX_ANSWER_BYTES}. */
+    /**
+     * The accepted answer's whole body (the non-streamed path), at most {@link #MAX_ANSWER_BYTES}, its
+     * bytes counted in the tier's {@link UpstreamTierBackend#heldAnswers} until the read ends.
+     */
     Future<Buffer> readBody() {
         Promise<Buffer> read = Promise.promise();
         Buffer whole = Buffer.buffer();
+        ByteBudget held = backend.heldAnswers;
+        // Given back once, however the read ends: the buffer is the caller's from then on.
+        read.future().onComplete(ar -> held.release(whole.length()));
         answer.exceptionHandler(read::tryFail).endHandler(v -> read.tryComplete(whole)).handler(chunk -> {
             if (read.future().isComplete()) {
                 return;
             }
+            if (!held.tryReserve(chunk.length())) {
+                String where = endpoint() == null ? "upstream" : endpoint().display();
+                read.tryFail(backend.reported(new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label()
+                        + ": upstream answers in flight hold " + held.limit() + " bytes",
+                        where + ": the tier's answers arriving at once hold " + held.limit() + " bytes; this one had "
+                                + whole.length(), null), endpoint()));
+                Attempt a = current;
+                if (a != null) {
+                    a.voided(); // says nothing about this endpoint alone: the tier's answers together are too large
+                    a.reset();
+                }
+                return;
+            }
             if ((long) whole.length() + chunk.length() > MAX_ANSWER_BYTES) {
+                held.release(chunk.length());
                 String where = endpoint() == null ? "upstream" : endpoint().display();
                 read.tryFail(backend.reported(new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label()
                         + ": upstream answer larger than " + MAX_ANSWER_BYTES + " bytes",

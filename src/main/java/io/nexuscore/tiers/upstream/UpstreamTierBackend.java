@@ -1,6 +1,7 @@
 package io.nexuscore.tiers.upstream;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
@@ -8,6 +9,7 @@ import io.nexuscore.classify.Tier;
 import io.nexuscore.config.TierConfig;
 import io.nexuscore.config.UpstreamConfig;
 import io.nexuscore.events.EventSink;
+import io.nexuscore.http.ByteBudget;
 import io.nexuscore.tiers.StreamingBackend;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierFailure;
@@ -58,6 +60,12 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     /** Every exchange's whole-request and first-byte deadlines, swept together (no timer per request). */
     final DeadlineSweep deadlines;
     final EndpointPool pool;
+    /**
+     * The non-streamed answers' bytes this tier holds while they arrive. Each answer is bounded
+     * ({@link UpstreamExchange#MAX_ANSWER_BYTES}), but an upstream can trickle one on every
+     * connection of the tier at once; past this bound the next answer fails (502) instead.
+     */
+    final ByteBudget heldAnswers;
     private final String model;
     /** The tier's model as a JSON string: what a chat answer's model becomes. */
     private final byte[] modelValue;
@@ -91,7 +99,17 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
      */
     public UpstreamTierBackend(Vertx vertx, TierConfig config, Supplier<Thresholds> thresholds, EventSink events,
                                MeterRegistry registry, int eventLoops) {
+        this(vertx, config, thresholds, events, registry, eventLoops, MAX_HELD_ANSWER_BYTES);
+    }
+
+    /** The most answer bytes a tier holds at once while they arrive: sixteen whole answers. */
+    static final long MAX_HELD_ANSWER_BYTES = 16L * UpstreamExchange.MAX_ANSWER_BYTES;
+
+    /** As above, with the bound on the answer bytes held at once ({@link #MAX_HELD_ANSWER_BYTES} in production). */
+    UpstreamTierBackend(Vertx vertx, TierConfig config, Supplier<Thresholds> thresholds, EventSink events,
+                        MeterRegistry registry, int eventLoops, long heldAnswerBytes) {
         this.vertx = vertx;
+        this.heldAnswers = new ByteBudget(heldAnswerBytes);
         this.tier = config.tier();
         this.upstream = config.upstream().orElseThrow(() -> new IllegalArgumentException(
                 "tiers." + config.tier().label() + " has no upstream configured"));
@@ -127,6 +145,9 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                 .tag("tier", label).register(registry);
         readmissions = Counter.builder("nexus_upstream_readmissions")
                 .description("Ejected upstream endpoints re-admitted after a successful probe")
+                .tag("tier", label).register(registry);
+        Gauge.builder("nexus_upstream_answer_bytes_held", heldAnswers, ByteBudget::held)
+                .description("Bytes of non-streamed upstream answers the tier holds while they arrive (at most 256 MiB)")
                 .tag("tier", label).register(registry);
     }
 

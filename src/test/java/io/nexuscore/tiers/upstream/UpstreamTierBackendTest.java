@@ -126,6 +126,58 @@ class UpstreamTierBackendTest {
         })));
     }
 
+    /**
+     * Answers the tier holds while they arrive are bounded together: with one answer held half-sent,
+     * a second that would pass the bound fails (502 kind) while the first is still served, and the
+     * bytes are given back once each read ends.
+     */
+    @Test
+    void answersArrivingAtOnceAreBoundedTogether(Vertx vertx) throws Exception {
+        String prefix = "{\"choices\":[{\"message\":{\"content\":\"" + "x".repeat(600_000);
+        List<io.vertx.core.http.HttpServerResponse> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+        HttpServer slow = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body -> {
+            io.vertx.core.http.HttpServerResponse response = req.response().setChunked(true)
+                    .putHeader("Content-Type", "application/json");
+            response.write(prefix);
+            if (body.toString().contains("hold")) {
+                held.add(response); // the rest comes when the test says
+            } else {
+                response.end("\"}}]}");
+            }
+        }));
+        slow.listen(0, "127.0.0.1").await();
+        UpstreamConfig upstream = new UpstreamConfig(URI.create("http://127.0.0.1:" + slow.actualPort() + "/v1"), "up-model",
+                30_000, Optional.empty());
+        TierConfig config = new TierConfig(Tier.SMALL, TierConfig.Engine.CHICORY, "unused", "nexus-small", 4, 16,
+                TierConfig.WASM_PAGE, 1000, List.of(), Optional.of(upstream));
+        UpstreamTierBackend backend = new UpstreamTierBackend(vertx, config, () -> Thresholds.DEFAULT,
+                io.nexuscore.events.EventSink.DISCARD, new io.micrometer.core.instrument.simple.SimpleMeterRegistry(), 1,
+                1_000_000);
+        try {
+            CompletableFuture<TierReply> first = backend.submit(TierRequest.of("chat", "hold"));
+            for (int i = 0; i < 400 && backend.heldAnswers.held() < prefix.length(); i++) {
+                Thread.sleep(25);
+            }
+            assertEquals(prefix.length(), backend.heldAnswers.held(), "the first answer's bytes so far");
+
+            java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class,
+                    () -> backend.submit(TierRequest.of("chat", "whole")).get(10, TimeUnit.SECONDS));
+            TierFailure failure = assertInstanceOf(TierFailure.class, refused.getCause());
+            assertEquals(TierFailure.Kind.UPSTREAM, failure.kind());
+            assertTrue(failure.getMessage().contains("answers arriving at once hold 1000000 bytes"), failure.getMessage());
+
+            held.get(0).end("\"}}]}");
+            assertEquals(600_000, first.get(10, TimeUnit.SECONDS).text().length(), "the held answer is still served");
+            assertEquals(0, backend.heldAnswers.held(), "every read gave its bytes back");
+            assertEquals("x".repeat(600_000), backend.submit(TierRequest.of("chat", "whole")).get(10, TimeUnit.SECONDS).text());
+            assertEquals(0, backend.heldAnswers.held());
+        } finally {
+            backend.close();
+            slow.close().await();
+        }
+    }
+
     /** A non-streamed answer past the bound is a 502 kind of failure, not a heap filled by the upstream. */
     @Test
     void anEndlessAnswerIsAnUpstreamFailureAtTheBound(Vertx vertx, VertxTestContext ctx) {
