@@ -147,8 +147,13 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                 .description("Ejected upstream endpoints re-admitted after a successful probe")
                 .tag("tier", label).register(registry);
         Gauge.builder("nexus_upstream_answer_bytes_held", heldAnswers, ByteBudget::held)
-                .description("Bytes of non-streamed upstream answers the tier holds while they arrive (at most 256 MiB)")
+                .description("Bytes of non-streamed upstream answers the tier holds while they arrive")
                 .tag("tier", label).register(registry);
+    }
+
+    /** How logs and events name the endpoint that answered. */
+    private static String where(UpstreamEndpoint endpoint) {
+        return endpoint == null ? "upstream" : "upstream " + endpoint.display();
     }
 
     /** One client's share of a tier-wide count, rounded up so every client gets at least one. */
@@ -192,8 +197,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                         // so no deadline would ever complete this request.
                         UpstreamEndpoint endpoint = exchange.endpoint();
                         TierFailure f = new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": the upstream's answer could not be read",
-                                (endpoint == null ? "upstream" : "upstream " + endpoint.display())
-                                        + ": reading its answer failed: " + e, e);
+                                where(endpoint) + ": reading its answer failed: " + e, e);
                         reported(f, endpoint);
                         result.completeExceptionally(f);
                     }
@@ -276,7 +280,7 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
      *             field as the model server wrote them); completions and tasks are rendered from its text
      */
     private TierReply reply(Buffer body, UpstreamEndpoint endpoint, boolean chat) {
-        String where = endpoint == null ? "upstream" : "upstream " + endpoint.display();
+        String where = where(endpoint);
         UpstreamAnswer answer;
         try {
             answer = UpstreamAnswer.parse(body, !chat);
