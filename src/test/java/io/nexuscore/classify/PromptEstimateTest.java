@@ -314,7 +314,7 @@ class PromptEstimateTest {
         String prompt = "Explain the difference between 3 and 4 apples, please. ".repeat(400); // 22,400 bytes
         byte[] body = clientBody(prompt); // {"prompt":"...
         long promptString = "\"prompt\":\"".length() + prompt.length() + 1L;
-        PromptEstimate expected = PromptEstimate.scan(body, 1, PromptEstimate.PROMPT_SCAN_MAX, promptString);
+        PromptEstimate expected = PromptEstimate.scan(body, 1, PromptEstimate.PROMPT_SCAN_MAX, promptString, PromptEstimate.PROMPT_SCAN_MAX);
         assertEquals(expected.tokensQ10(), PromptEstimate.ofPrompt(prompt).tokensQ10());
     }
 
