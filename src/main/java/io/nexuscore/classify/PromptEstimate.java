@@ -172,12 +172,13 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
     }
 
     /**
-     * The estimate of a whole body as the data plane holds it: its first {@link #BODY_WINDOW} bytes
-     * scanned, the rest extrapolated. The kernel scores the same bytes whichever segments carry
-     * them, so this is its decision for any client that gets a kernel verdict.
+     * The estimate of a body as the data plane holds it: its first {@link #BODY_WINDOW} bytes
+     * scanned ({@code firstBytes} holds at least min(BODY_WINDOW, bodyLength) of them), the rest
+     * extrapolated. The kernel scores the same bytes whichever segments carry them, so this is its
+     * decision for any client that gets a verdict (SegmentedBodyParityTest).
      */
-    public static PromptEstimate ofBody(byte[] body, int length) {
-        return scan(body, 0, length, length);
+    public static PromptEstimate ofBody(byte[] firstBytes, long bodyLength) {
+        return scan(firstBytes, 0, firstBytes.length, bodyLength);
     }
 
     /**

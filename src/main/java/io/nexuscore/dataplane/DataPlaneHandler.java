@@ -452,8 +452,7 @@ public final class DataPlaneHandler {
      * several (ParityTest), so a blind request gets the decision a verdict would have carried.
      */
     static PromptEstimate promptEstimate(Buffer body) {
-        int visible = Math.min(body.length(), PromptEstimate.BODY_WINDOW);
-        return PromptEstimate.scan(body.getBytes(0, visible), 0, visible, body.length());
+        return PromptEstimate.ofBody(body.getBytes(0, Math.min(body.length(), PromptEstimate.BODY_WINDOW)), body.length());
     }
 
     /** The request line as the client sent it, which is what the kernel scored and hashed. */
