@@ -124,7 +124,8 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         for (int i = cut; i < text.length; i++) {
             length += escapedBytes(text[i] & 0xff);
         }
-        return estimate(f, PROMPT_STRING_START + f.raw, length);
+        // Cut inside the string, as a scan whose window ends there: the envelope's rest is "}.
+        return estimate(f, PROMPT_STRING_START + f.raw, length, PROMPT_ENVELOPE - PROMPT_STRING_START);
     }
 
     /**
