@@ -36,6 +36,14 @@ public final class Corpus {
         }
     }
 
+    /** The first question of at most {@code maxBytes} bytes of UTF-8: a short real prompt. */
+    public static String shortQuestion(int maxBytes) {
+        return gsm8k().stream()
+                .filter(q -> q.getBytes(StandardCharsets.UTF_8).length <= maxBytes)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no question of at most " + maxBytes + " bytes in the corpus"));
+    }
+
     /**
      * Questions joined by blank lines, from the first, until the text holds at least {@code minBytes}
      * bytes of UTF-8: a long prompt made of real sentences (about 4.25 bytes per cl100k token).
