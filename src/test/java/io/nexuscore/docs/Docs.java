@@ -36,6 +36,15 @@ final class Docs {
         return docs;
     }
 
+    /** The benchmark histories, bench/*.md: their links are checked too (their old paths are history, not checked). */
+    static List<Path> benchmarkHistories() {
+        try (Stream<Path> files = Files.list(root().resolve("bench"))) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".md")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static String read(Path file) {
         try {
             return Files.readString(file);
