@@ -12,7 +12,7 @@ import io.nexuscore.classify.ScoreWeights;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.config.ScoringConfig;
-import io.nexuscore.testing.RealPrompts;
+import io.nexuscore.testing.Corpus;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.ByteArrayOutputStream;
@@ -64,11 +64,11 @@ class SegmentedBodyParityTest {
     /** Real prompts in chat bodies as the SDKs and curl write them, in every segment shape. */
     @Test
     void everyClientShapeGetsTheDataPlanesDecision() {
-        List<String> prompts = new ArrayList<>(RealPrompts.corpus("mt-bench-questions.jsonl"));
-        prompts.addAll(RealPrompts.everyNth(RealPrompts.corpus("gsm8k-test.jsonl"), 7));
-        prompts.addAll(RealPrompts.everyNth(RealPrompts.unseen("unseen-scripts.jsonl"), 4));
-        prompts.addAll(RealPrompts.unseen("unseen-structured.jsonl"));
-        prompts.addAll(RealPrompts.unseen("unseen-passages.jsonl"));
+        List<String> prompts = new ArrayList<>(Corpus.prompts("mt-bench-questions.jsonl"));
+        prompts.addAll(Corpus.everyNth(Corpus.prompts("gsm8k-test.jsonl"), 7));
+        prompts.addAll(Corpus.everyNth(Corpus.unseen("unseen-scripts.jsonl"), 4));
+        prompts.addAll(Corpus.unseen("unseen-structured.jsonl"));
+        prompts.addAll(Corpus.unseen("unseen-passages.jsonl"));
         Random random = new Random(20261207);
         int decided = 0;
         int blind = 0;
@@ -96,7 +96,7 @@ class SegmentedBodyParityTest {
     /** The same over IPv6: the pending body is keyed by the IPv6 flow. */
     @Test
     void ipv6HeadThenBodyIsDecided() {
-        String prompt = RealPrompts.corpus("mt-bench-questions.jsonl").get(3);
+        String prompt = Corpus.prompts("mt-bench-questions.jsonl").get(3);
         byte[] body = chatBody(prompt, 0, false);
         byte[] head = head(body.length, true);
         assertEquals(Optional.of(decision(body)), run(List.of(head, body), true));
@@ -112,7 +112,7 @@ class SegmentedBodyParityTest {
      */
     @Test
     void segmentsOutOfOrderLeaveTheRequestBlind() {
-        byte[] body = RealPrompts.corpus("mt-bench-questions.jsonl").stream().map(p -> chatBody(p, 0, false))
+        byte[] body = Corpus.prompts("mt-bench-questions.jsonl").stream().map(p -> chatBody(p, 0, false))
                 .filter(b -> b.length > 700).findFirst().orElseThrow();
         byte[] head = head(body.length, false);
         byte[] firstPart = Arrays.copyOf(body, 400);
@@ -145,7 +145,7 @@ class SegmentedBodyParityTest {
     /** Keep-alive: the second request's head and body give the second request's verdict. */
     @Test
     void eachRequestOnAKeepAliveConnectionGetsItsOwnVerdict() {
-        List<String> prompts = RealPrompts.corpus("mt-bench-questions.jsonl");
+        List<String> prompts = Corpus.prompts("mt-bench-questions.jsonl");
         byte[] first = chatBody(prompts.get(0), 0, false);
         byte[] second = chatBody(prompts.get(41), 1, false);
         byte[] firstHead = head(first.length, true);

@@ -24,8 +24,27 @@ public final class Corpus {
 
     /** The GSM8K questions in file order. */
     public static List<String> gsm8k() {
-        Path file = DIR.resolve("gsm8k-test.jsonl");
-        Privileged.require(Files.isRegularFile(file), "the shared prompt corpus is missing: " + file.toAbsolutePath());
+        return prompts("gsm8k-test.jsonl");
+    }
+
+    /** Every {@code prompt} of a JSON-lines file of the shared corpus, e.g. {@code mt-bench-questions.jsonl}. */
+    public static List<String> prompts(String file) {
+        Path path = DIR.resolve(file);
+        Privileged.require(Files.isRegularFile(path), "the shared prompt corpus is missing: " + path.toAbsolutePath());
+        return read(path);
+    }
+
+    /** Every {@code prompt} of a set in bench/data, text of kinds nothing was tuned to (scripts, code, passages). */
+    public static List<String> unseen(String file) {
+        return read(Path.of("bench", "data", file));
+    }
+
+    /** Every n-th of {@code prompts}, from the first: a spread over a file's lengths. */
+    public static List<String> everyNth(List<String> prompts, int n) {
+        return java.util.stream.IntStream.range(0, prompts.size()).filter(i -> i % n == 0).mapToObj(prompts::get).toList();
+    }
+
+    private static List<String> read(Path file) {
         try {
             return Files.readAllLines(file, StandardCharsets.UTF_8).stream()
                     .filter(line -> !line.isBlank())
