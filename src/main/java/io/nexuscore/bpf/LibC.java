@@ -41,7 +41,7 @@ public interface LibC {
 
     int dup(int fd);
 
-    int mount(String source, String target, String fsType, long flags, Pointer data);
+    int mount(String source, String target, String fsType, long flags, String data);
 
     int vsnprintf(Pointer buffer, long size, Pointer format, Pointer args);
 
