@@ -1,6 +1,7 @@
 package io.nexuscore.control;
 
 import io.nexuscore.config.ControlConfig;
+import io.nexuscore.config.PrivateFile;
 import io.nexuscore.http.Problem;
 import io.nexuscore.http.ProblemType;
 import io.vertx.core.http.HttpHeaders;
@@ -10,16 +11,10 @@ import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.HashSet;
@@ -82,17 +77,16 @@ final class ControlAuth {
             Files.createDirectories(file.toAbsolutePath().getParent());
             try {
                 String token = HexFormat.of().formatHex(randomBytes());
-                Files.writeString(Files.createFile(file, PosixFilePermissions.asFileAttribute(
-                        PosixFilePermissions.fromString("rw-------"))), token + "\n");
+                PrivateFile.create(file, (token + "\n").getBytes(StandardCharsets.UTF_8));
                 // Printed once, at the start that created it; later starts only read it.
                 LOG.log(Level.INFO, "control token generated at " + file + " (mode 0600): send it as "
-                        + "'Authorization: Bearer <token>' on mutating control calls");
+                        + "'Authorization: Bearer <token>' on control calls");
                 return token;
             } catch (FileAlreadyExistsException exists) {
                 return readPrivate(file);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("control token file " + file + ": " + e, e);
+            throw new UncheckedIOException("control token file " + file + ": " + e.getMessage(), e);
         }
     }
 
@@ -102,33 +96,13 @@ final class ControlAuth {
         return b;
     }
 
-    /** The token file must be a regular file of ours that nobody else can read: a leaked token is no token. */
+    /** The token file must be root's own regular file that nobody else can read: a leaked token is no token. */
     private static String readPrivate(Path file) throws IOException {
-        PosixFileAttributes attrs = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (!attrs.isRegularFile()) {
-            throw new IOException("not a regular file (a symlink or device is refused)");
+        String token = PrivateFile.read(file, MAX_TOKEN_FILE_BYTES).strip();
+        if (token.length() < 16) {
+            throw new IOException(file + " holds no token of at least 16 characters");
         }
-        Set<PosixFilePermission> others = new HashSet<>(attrs.permissions());
-        others.removeAll(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
-                PosixFilePermission.OWNER_EXECUTE));
-        if (!others.isEmpty()) {
-            throw new IOException("mode " + PosixFilePermissions.toString(attrs.permissions())
-                    + " lets others read it: chmod 600 " + file);
-        }
-        if (attrs.size() > MAX_TOKEN_FILE_BYTES) {
-            throw new IOException("larger than " + MAX_TOKEN_FILE_BYTES + " bytes");
-        }
-        try (SeekableByteChannel ch = Files.newByteChannel(file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
-            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate((int) MAX_TOKEN_FILE_BYTES);
-            while (ch.read(buf) > 0 && buf.hasRemaining()) {
-                // read up to the cap
-            }
-            String token = new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8).strip();
-            if (token.length() < 16) {
-                throw new IOException("holds no token of at least 16 characters");
-            }
-            return token;
-        }
+        return token;
     }
 
     // --- handlers -------------------------------------------------------------------------------

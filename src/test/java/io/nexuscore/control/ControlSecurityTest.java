@@ -103,6 +103,27 @@ class ControlSecurityTest {
         assertTrue(String.valueOf(e.getMessage()).contains("chmod 600"), e.getMessage());
     }
 
+    /** Root accepted a 0600 file any local user planted before the first start: its token became theirs. */
+    @Test
+    void aTokenFileAnotherUserPlantedOrASymlinkIsRefused() throws Exception {
+        io.nexuscore.testing.Privileged.require(io.nexuscore.testing.Privileged.isRoot(), "chown needs root");
+        ControlConfig config = config("127.0.0.1", ControlConfig.Auth.TOKEN);
+        Files.createDirectories(config.tokenFile().getParent());
+        Files.writeString(config.tokenFile(), "attacker-knows-this-token-0123456789\n");
+        Files.setPosixFilePermissions(config.tokenFile(), PosixFilePermissions.fromString("rw-------"));
+        Files.setOwner(config.tokenFile(), config.tokenFile().getFileSystem().getUserPrincipalLookupService()
+                .lookupPrincipalByName("nobody"));
+        Exception planted = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> deploy(config));
+        assertTrue(String.valueOf(planted.getMessage()).contains("not root"), planted.getMessage());
+
+        Files.delete(config.tokenFile());
+        Path elsewhere = Files.writeString(dir.resolve("elsewhere"), "attacker-knows-this-token-0123456789\n");
+        Files.setPosixFilePermissions(elsewhere, PosixFilePermissions.fromString("rw-------"));
+        Files.createSymbolicLink(config.tokenFile(), elsewhere);
+        Exception link = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> deploy(config));
+        assertTrue(String.valueOf(link.getMessage()).contains("symlink"), link.getMessage());
+    }
+
     @Test
     void authNoneIsAnExplicitLoopbackOptOut() throws Exception {
         int port = deploy(config("127.0.0.1", ControlConfig.Auth.NONE));
