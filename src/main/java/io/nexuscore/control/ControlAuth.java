@@ -27,14 +27,17 @@ import java.util.function.BiConsumer;
 /**
  * Who may drive the control plane. Every request: the Host header (and Origin, when a browser sends
  * one) must name this machine's loopback names or a configured name, so a web page cannot reach the
- * API through DNS rebinding or a cross-site request. Mutating calls (and, off-loopback, the reads that
- * expose tenants and events): {@code Authorization: Bearer <token>}, where the token is the configured
+ * API through DNS rebinding or a cross-site request. Mutating calls, the reads that expose tenants,
+ * events and fleet addresses, and off loopback every call: {@code Authorization: Bearer <token>}, where the token is the configured
  * one or, by default, one generated at first start into a 0600 file in the state directory.
  * {@code control.auth: "none"} turns the token off (loopback only) and is logged at every start.
  *
  * <p>{@link #resolve} reads or creates the token file: call it on a worker thread.
  */
 final class ControlAuth {
+
+    /** Set on a request that presented the right token (never with auth "none"). */
+    static final String AUTHENTICATED = "nx.control.authenticated";
 
     private static final System.Logger LOG = System.getLogger(ControlAuth.class.getName());
     private static final int TOKEN_BYTES = 32;
@@ -139,6 +142,7 @@ final class ControlAuth {
         byte[] presented = bearer ? header.substring(7).strip().getBytes(StandardCharsets.UTF_8) : new byte[0];
         // MessageDigest.isEqual does not stop at the first differing byte: no timing oracle on the token.
         if (bearer && MessageDigest.isEqual(presented, token.get())) {
+            ctx.put(AUTHENTICATED, Boolean.TRUE);
             ctx.next();
             return;
         }
@@ -150,9 +154,14 @@ final class ControlAuth {
                 : "the bearer token is not the configured one"));
     }
 
-    /** Reads that expose tenants and events: open on a loopback listener, the token rule off it. */
+    /**
+     * Off loopback, every route needs the token: thresholds, tiers, metrics (tenant ids) and health
+     * included. Only the dashboard's static files stay open (they hold no data, and a browser cannot
+     * add a header to a page load; the page asks for the token before its first call).
+     */
     void requireTokenOffLoopback(RoutingContext ctx) {
-        if (config.loopbackOnly()) {
+        String path = ctx.normalizedPath();
+        if (config.loopbackOnly() || path.equals("/") || path.startsWith("/ui/")) {
             ctx.next();
         } else {
             requireToken(ctx);
