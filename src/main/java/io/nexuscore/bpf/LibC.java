@@ -37,6 +37,11 @@ public interface LibC {
 
     int open(String path, int flags);
 
+    int O_DIRECTORY = 0x10000;
+
+    /** openat(2): {@code path} resolved relative to the directory {@code dirfd}. */
+    int openat(int dirfd, String path, int flags);
+
     @jnr.ffi.types.ssize_t long read(int fd, @Out byte[] buffer, @size_t long count);
 
     int dup(int fd);

@@ -75,15 +75,23 @@ public final class PinDirectory {
     }
 
     private static void verifyAncestors(Path from) {
+        verifyAncestors(from, "pin directory");
+    }
+
+    /**
+     * Every directory from {@code from} up to /: no symlink, owned by root (or us), not writable by
+     * group or others unless sticky. Otherwise whoever can write one could rename what lies below it.
+     */
+    static void verifyAncestors(Path from, String what) {
         for (Path p = from; p != null; p = p.getParent()) {
             PosixFileAttributes attrs = attributes(p);
             if (attrs.isSymbolicLink()) {
-                throw new Refused("pin directory parent " + p + " is a symlink: refused (pins are never reached through links)");
+                throw new Refused(what + " parent " + p + " is a symlink: refused (never reached through links)");
             }
-            checkOwner(p, "pin directory parent");
+            checkOwner(p, what + " parent");
             if (writableByOthers(attrs.permissions()) && !sticky(p)) {
-                throw new Refused("pin directory parent " + p + " is writable by group or others and not sticky: "
-                        + "anyone could rename the pin directory; use a pin directory under a root-owned parent");
+                throw new Refused(what + " parent " + p + " is writable by group or others and not sticky: "
+                        + "anyone could rename what lies below it; use a directory under root-owned parents");
             }
         }
     }
