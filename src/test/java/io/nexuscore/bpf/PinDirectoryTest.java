@@ -42,6 +42,19 @@ class PinDirectoryTest {
     }
 
     @Test
+    void aLoadedRoutersPinDirectoryIs700Root() {
+        Path pinDir = KernelTestSupport.uniquePinDir();
+        try {
+            KernelDataPath.loadWithoutAttaching(pinDir, KernelTestSupport.DEFAULT_SCORING, Set.of(8080),
+                    KernelConfig.XdpMode.GENERIC).close();
+            assertEquals("700 root", Shell.ok("stat", "-c", "%a %U", pinDir.toString()).strip());
+            assertTrue(Files.exists(pinDir.resolve("score_thresholds")), "the maps are pinned in it");
+        } finally {
+            KernelDataPath.removePins(pinDir);
+        }
+    }
+
+    @Test
     void aPinDirectoryAnotherUserCreatedStopsTheStartNamingIt() throws Exception {
         Path pinDir = KernelTestSupport.uniquePinDir();
         Files.createDirectory(pinDir, PosixFilePermissions.asFileAttribute(PinDirectory.OWNER_ONLY));
