@@ -10,7 +10,9 @@ import io.nexuscore.config.DataPlaneConfig;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.http.ByteBudget;
 import io.nexuscore.http.Problem;
+import io.nexuscore.http.JsonBodies;
 import io.nexuscore.http.ProblemType;
+import io.nexuscore.tenants.TenantId;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
 import io.nexuscore.http.TlsOnPlainPort;
@@ -91,6 +93,7 @@ public final class DataPlaneHandler {
     private final ByteBudget heldBodies;
     private final DataPlaneConfig config;
     private final String tenantHeader;
+    private final RequestGuard guard;
     private final TenantKeys keys;
     private final boolean keysRequired;
     private final boolean testHooks;
@@ -172,6 +175,7 @@ public final class DataPlaneHandler {
         metrics.heldBodyBytes(heldBodies);
         this.config = config;
         this.tenantHeader = config.tenantHeader();
+        this.guard = new RequestGuard(config.requestLimits());
         this.testHooks = config.testHooks();
         this.bodyTimeoutMs = config.bodyTimeoutMs();
         this.headTimeouts = new HeadTimeouts(config.headerTimeoutMs());
@@ -278,7 +282,23 @@ public final class DataPlaneHandler {
             return null;
         }
         String named = request.getHeader(tenantHeader);
-        return named == null ? ANONYMOUS_TENANT : named;
+        if (named == null) {
+            return ANONYMOUS_TENANT;
+        }
+        // The header is a claim, not a credential: it is an id like any other, and it cannot name a
+        // tenant that has keys (whose requests, counts and floors would then be anyone's to spend).
+        if (!TenantId.valid(named)) {
+            rejectAndClose(request, ProblemType.INVALID_TENANT.problem(tenantHeader + " must be a tenant id ("
+                    + TenantId.RULE + "), got " + JsonBodies.echoed(named)));
+            return null;
+        }
+        if (keys.has(named)) {
+            rejectAndClose(request, ProblemType.TENANT_KEY_REQUIRED.problem("tenant " + named + " has API keys: send "
+                    + "one as 'Authorization: Bearer <key>' instead of naming it in " + tenantHeader)
+                    .withHeader("WWW-Authenticate", "Bearer realm=\"nexuscore\""));
+            return null;
+        }
+        return named;
     }
 
     /** Content-Length, or -1 when absent (chunked). Netty already refused a garbled one (400). */
@@ -416,8 +436,10 @@ public final class DataPlaneHandler {
 
     private void onBody(HttpServerRequest request, Endpoint endpoint, String tenant, Buffer body, long start) {
         InferenceRequest parsed;
+        RequestGuard.Demand demand;
         try {
             parsed = InferenceRequest.parse(endpoint, body, testHooks);
+            demand = guard.inspect(endpoint, body);
         } catch (ProblemException e) {
             refuse(request, endpoint, start, e.problem(), false);
             return;
@@ -427,7 +449,7 @@ public final class DataPlaneHandler {
         PromptEstimate estimate = promptEstimate(body);
         // Floors are looked up per request, so a tenant change reaches connections already open.
         ConnectionInfo connection = connections.current(request.connection());
-        Served served = new Served(request, endpoint, parsed, tenant, start);
+        Served served = new Served(request, endpoint, parsed, tenant, start, demand);
         String prompt = parsed.work().prompt();
         Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, estimate, connection);
         if (now.isPresent()) {
@@ -468,6 +490,8 @@ public final class DataPlaneHandler {
         final InferenceRequest parsed;
         final String tenant;
         final long start;
+        /** What the body asks an upstream to spend, checked against each tier that serves it. */
+        final RequestGuard.Demand demand;
         /** The assigned tier when its fallback served the request, else null. */
         Tier fallbackFrom;
         /** The problem type's slug when the tier failed it, else null (traces: error.type). */
@@ -480,8 +504,10 @@ public final class DataPlaneHandler {
         long clientWaitNanos;
         private long pausedAt;
 
-        Served(HttpServerRequest request, Endpoint endpoint, InferenceRequest parsed, String tenant, long start) {
+        Served(HttpServerRequest request, Endpoint endpoint, InferenceRequest parsed, String tenant, long start,
+               RequestGuard.Demand demand) {
             this.request = request;
+            this.demand = demand;
             this.endpoint = endpoint;
             this.parsed = parsed;
             this.tenant = tenant;
@@ -503,7 +529,13 @@ public final class DataPlaneHandler {
         HttpServerResponse response = served.request.response();
         TierBackend backend = backends.get(tier);
         Context context = Vertx.currentContext();
-        TierRequest work = served.parsed.work().judgedBy(resolver.policy(resolution));
+        TierRequest work;
+        try {
+            work = guard.admit(served.parsed.work(), served.demand, tier).judgedBy(resolver.policy(resolution));
+        } catch (ProblemException e) {
+            refuse(served.request, served.endpoint, served.start, e.problem(), false);
+            return;
+        }
         Optional<StreamingBackend> streaming = served.parsed.stream() ? backend.streaming() : Optional.empty();
         if (streaming.isPresent()) {
             onContext(context, response, () -> streaming.get().openStream(work)).onComplete(ar -> {
