@@ -145,4 +145,19 @@ public final class Packets {
         }
         return (short) ~sum;
     }
+
+    /** A short head (curl) or the OpenAI Python SDK's (about 470 bytes of headers). */
+    public static byte[] chatHead(int contentLength, boolean sdk) {
+        String headers = sdk
+                ? "Host: 127.0.0.1:8080\r\nAccept-Encoding: gzip, deflate\r\nConnection: keep-alive\r\n"
+                        + "authorization: Bearer sk-test\r\naccept: application/json\r\ncontent-type: application/json\r\n"
+                        + "user-agent: OpenAI/Python 3.22.1\r\nx-stainless-lang: python\r\nx-stainless-package-version: 3.22.1\r\n"
+                        + "x-stainless-os: Linux\r\nx-stainless-arch: x64\r\nx-stainless-runtime: CPython\r\n"
+                        + "x-stainless-runtime-version: 3.11.7\r\nx-stainless-async: false\r\nx-stainless-retry-count: 0\r\n"
+                        + "x-stainless-read-timeout: 600\r\n"
+                : "Host: 127.0.0.1:8080\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Type: application/json\r\n";
+        return ("POST /v1/chat/completions HTTP/1.1\r\n" + headers + "Content-Length: " + contentLength + "\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1);
+    }
+
 }

@@ -74,7 +74,7 @@ class SegmentedBodyParityTest {
         int blind = 0;
         for (int i = 0; i < prompts.size(); i++) {
             byte[] body = chatBody(prompts.get(i), i % 3, random.nextInt(4) == 0);
-            byte[] head = head(body.length, i % 2 == 0);
+            byte[] head = Packets.chatHead(body.length, i % 2 == 0);
             for (List<byte[]> shape : shapes(head, body, random)) {
                 Optional<KernelVerdict> verdict = run(shape, false);
                 KernelVerdict expected = decision(body);
@@ -98,7 +98,7 @@ class SegmentedBodyParityTest {
     void ipv6HeadThenBodyIsDecided() {
         String prompt = Corpus.prompts("mt-bench-questions.jsonl").get(3);
         byte[] body = chatBody(prompt, 0, false);
-        byte[] head = head(body.length, true);
+        byte[] head = Packets.chatHead(body.length, true);
         assertEquals(Optional.of(decision(body)), run(List.of(head, body), true));
     }
 
@@ -114,7 +114,7 @@ class SegmentedBodyParityTest {
     void segmentsOutOfOrderLeaveTheRequestBlind() {
         byte[] body = Corpus.prompts("mt-bench-questions.jsonl").stream().map(p -> chatBody(p, 0, false))
                 .filter(b -> b.length > 700).findFirst().orElseThrow();
-        byte[] head = head(body.length, false);
+        byte[] head = Packets.chatHead(body.length, false);
         byte[] firstPart = Arrays.copyOf(body, 400);
         byte[] secondPart = Arrays.copyOfRange(body, 400, body.length);
         byte[][] segments = {head, firstPart, secondPart};
@@ -148,8 +148,8 @@ class SegmentedBodyParityTest {
         List<String> prompts = Corpus.prompts("mt-bench-questions.jsonl");
         byte[] first = chatBody(prompts.get(0), 0, false);
         byte[] second = chatBody(prompts.get(41), 1, false);
-        byte[] firstHead = head(first.length, true);
-        byte[] secondHead = head(second.length, true);
+        byte[] firstHead = Packets.chatHead(first.length, true);
+        byte[] secondHead = Packets.chatHead(second.length, true);
         int port = nextPort++;
         int seq = 77;
         for (byte[] segment : List.of(firstHead, first)) {
@@ -279,20 +279,6 @@ class SegmentedBodyParityTest {
             json = escaped.toString();
         }
         return json.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** A short head (curl) or the OpenAI Python SDK's (about 470 bytes of headers). */
-    static byte[] head(int contentLength, boolean sdk) {
-        String headers = sdk
-                ? "Host: 127.0.0.1:8080\r\nAccept-Encoding: gzip, deflate\r\nConnection: keep-alive\r\n"
-                        + "authorization: Bearer sk-test\r\naccept: application/json\r\ncontent-type: application/json\r\n"
-                        + "user-agent: OpenAI/Python 3.22.1\r\nx-stainless-lang: python\r\nx-stainless-package-version: 3.22.1\r\n"
-                        + "x-stainless-os: Linux\r\nx-stainless-arch: x64\r\nx-stainless-runtime: CPython\r\n"
-                        + "x-stainless-runtime-version: 3.11.7\r\nx-stainless-async: false\r\nx-stainless-retry-count: 0\r\n"
-                        + "x-stainless-read-timeout: 600\r\n"
-                : "Host: 127.0.0.1:8080\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Type: application/json\r\n";
-        return ("POST /v1/chat/completions HTTP/1.1\r\n" + headers + "Content-Length: " + contentLength + "\r\n\r\n")
-                .getBytes(StandardCharsets.ISO_8859_1);
     }
 
     private static byte[] concat(byte[]... parts) {
