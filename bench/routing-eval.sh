@@ -5,13 +5,16 @@
 # independent cl100k_base count (jtokkit), the confusion matrix, and how often the router's observed
 # tier (X-NX-Tier) and token count (X-NX-Tokens) equal that count. Loopback only; run it with the
 # adaptive loop off (PATCH /adaptive) so the thresholds stay put, or it warns.
-#   bench/routing-eval.sh [--band-percent 20] [--concurrency 4] [--limit N] [--corpora NAME=FILE,...] [--tools N] [--content parts] [--system TEXT] [--non-ascii escaped] [--turns N] [--api completions]
+#   bench/routing-eval.sh [--client one-write|jdk|openai-python|urllib] [--band-percent 20] [--concurrency 4] [--limit N] [--corpora NAME=FILE,...] [--tools N] [--content parts] [--system TEXT] [--non-ascii escaped] [--turns N] [--api completions]
 # --tools N (1-8) sends each prompt as a function-calling request with N tool definitions after the messages.
 # --content parts writes each message's content as a list of text parts instead of a string.
 # --system TEXT puts a system message before each prompt (the truth then counts both, joined by a line break).
 # --non-ascii escaped writes every non-ASCII character as a \u escape, as Python's json.dumps does by default.
 # --turns N sends each prompt as the last of N messages, the corpus's N-1 prompts before it as the history
 # (alternately user and assistant); the truth counts every content, joined by line breaks.
+# --client picks how requests are written: one-write (head and body in one write, as curl and Node's
+# fetch do), jdk (java.net.http: the head, then the body), openai-python (the official OpenAI SDK,
+# httpx: the head, then the body), urllib (Python's standard library, the same shape).
 # --api completions sends each prompt as the "prompt" string of a legacy /v1/completions request.
 # The corpus directory is ../shared/corpus beside the checkout, or NEXUSCORE_CORPUS.
 set -euo pipefail
@@ -27,6 +30,11 @@ default_corpora+=",unseen-languages=$NX_ROOT/bench/data/unseen-languages.jsonl"
 default_corpora+=",unseen-scripts=$NX_ROOT/bench/data/unseen-scripts.jsonl"
 default_corpora+=",unseen-structured=$NX_ROOT/bench/data/unseen-structured.jsonl"
 default_corpora+=",unseen-python=$NX_ROOT/bench/data/unseen-python.jsonl"
+
+# The Python clients run from the SDK venv the API tests use.
+case " $* " in
+  *" openai-python "*|*" urllib "*) bash scripts/install-sdks.sh "${NEXUSCORE_SDKS:-target/sdks}" >&2 ;;
+esac
 
 cp_="${NEXUSCORE_CLASSPATH:-}"
 if [ -z "$cp_" ]; then

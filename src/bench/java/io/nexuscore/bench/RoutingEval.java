@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <pre>
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
- *     [--concurrency 4] [--limit 0] [--client one-write|jdk] [--tools 0] [--content string|parts] [--system TEXT] [--non-ascii raw|escaped]
+ *     [--concurrency 4] [--limit 0] [--client one-write|jdk|openai-python|urllib] [--tools 0] [--content string|parts] [--system TEXT] [--non-ascii raw|escaped]
  *     [--turns 1] [--api chat|completions]
  * </pre>
  * {@code --api completions} sends each prompt to the legacy {@code /v1/completions} as its {@code prompt}
@@ -171,7 +171,8 @@ public final class RoutingEval {
         double band = a.intValue("band-percent", 20) / 100.0;
         int concurrency = a.intValue("concurrency", 4);
         int limit = a.intValue("limit", 0);
-        boolean oneWrite = !"jdk".equals(a.value("client", "one-write"));
+        String clientName = a.value("client", "one-write");
+        boolean oneWrite = clientName.equals("one-write");
         JsonArray tools = tools(a.intValue("tools", 0));
         boolean parts = "parts".equals(a.value("content", "string"));
         String system = a.value("system", "");
@@ -188,8 +189,10 @@ public final class RoutingEval {
         System.out.printf(Locale.ROOT, "routing-eval: %s, thresholds nano_max %d small_max %d, band %.0f %%,"
                         + " truth = jtokkit cl100k_base + keyword bonus (first %d bytes)%n",
                 url, before.nanoMax(), before.smallMax(), band * 100, AssessmentPolicy.KEYWORD_SCAN_BYTES);
+        Poster poster = oneWrite ? OneWriteClient::post : clientName.equals("jdk") ? jdkPost(http) : new ScriptClient(clientName, url);
         System.out.println("client: " + (oneWrite ? "one-write (head and body in one segment)"
-                : "jdk HttpClient (body in its own segment)")
+                : clientName.equals("jdk") ? "jdk HttpClient (body in its own segment)"
+                : clientName + " (Python; the head, then the body)")
                 + (tools.isEmpty() ? "" : ", " + tools.size() + " tool definitions after the messages ("
                 + tools.encode().length() + " bytes)") + (parts ? ", content as a list of text parts" : "")
                 + (system.isEmpty() ? "" : ", system message \"" + system + "\" first")
@@ -207,7 +210,7 @@ public final class RoutingEval {
                 List<String> prompts = corpus.getValue();
                 for (int i = 0; i < prompts.size(); i++) {
                     List<String> conversation = conversation(prompts, i, turns);
-                    sent.add(pool.submit(() -> evaluate(oneWrite ? OneWriteClient::post : jdkPost(http), url,
+                    sent.add(pool.submit(() -> evaluate(poster, url,
                             conversation, completions, tools, parts, system, escape, before, weights, band, tally)));
                 }
                 for (Future<?> f : sent) {
@@ -216,6 +219,10 @@ public final class RoutingEval {
             }
         } finally {
             pool.shutdown();
+            if (poster instanceof ScriptClient script) {
+                pool.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+                script.close();
+            }
         }
         Thresholds after = thresholds(http, control);
         if (!after.equals(before)) {
