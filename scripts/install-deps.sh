@@ -3,7 +3,8 @@
 # libbpf, bpftool), the Wasm guest toolchain (clang-14 for wasm32-wasi, lld, wasi-libc, the wasm32
 # compiler runtime) and the tools the tests drive (iproute2 for veth/netns, curl, promtool and the
 # Python Prometheus text parser for the /metrics test, headless Chromium and chromium-driver for the
-# dashboard's browser test), and wrk and nginx-light for the data-plane benchmark.
+# dashboard's browser test), wrk and nginx-light for the data-plane benchmark, and node, npm and python3-venv for the official
+# OpenAI/Anthropic SDKs the API tests drive (scripts/install-sdks.sh installs the SDKs themselves).
 # Idempotent: does nothing when every package is present. Needs root only when something is missing.
 set -euo pipefail
 
@@ -22,12 +23,18 @@ packages=(
   chromium chromium-driver
   # bench/dataplane-bench.sh: the C load generator and the reference proxy
   wrk nginx-light
+  # the API tests' real clients (scripts/install-sdks.sh): the official SDKs from npm and PyPI
+  nodejs python3-venv
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+
+# npm: part of the nodejs package on NodeSource builds, a package of its own on Debian's (which
+# conflicts with NodeSource's nodejs): asked for only when the command is absent.
+command -v npm >/dev/null || missing+=(npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
