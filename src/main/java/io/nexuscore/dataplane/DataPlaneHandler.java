@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.dataplane.apis.TranslatedRequest;
 import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.tenants.TenantKeys;
 
@@ -82,6 +83,8 @@ public final class DataPlaneHandler {
     private static final CharSequence MISROUTE_NAME = HttpHeaders.createOptimized(HEADER_MISROUTE);
     private static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
     private static final String BEARER = "Bearer ";
+    /** Anthropic's API key header, taken as a tenant key like {@code Authorization: Bearer}. */
+    static final String API_KEY_HEADER = "x-api-key";
     /** Status recorded (never sent) when the client left before its answer was ready, as nginx logs it. */
     static final int CLIENT_CLOSED = 499;
 
@@ -242,6 +245,11 @@ public final class DataPlaneHandler {
             request.response().putHeader("Content-Type", "application/json").end(models.copy());
             return;
         }
+        if (endpoint.kind() == Endpoint.Kind.EMBEDDINGS) {
+            reject(request, ProblemType.NOT_FOUND.problem("no embeddings target is configured on this router "
+                    + "(embeddings.upstream)"));
+            return;
+        }
         long declared = declaredLength(request);
         if (declared > maxBodyBytes) {
             // Refuse before reading a byte of it; closing is the only way not to read the rest.
@@ -269,10 +277,21 @@ public final class DataPlaneHandler {
                 return owner.get();
             }
         }
+        // Anthropic's SDKs send the key as x-api-key: the same tenant keys, on every endpoint.
+        String apiKey = request.getHeader(API_KEY_HEADER);
+        if (apiKey != null) {
+            Optional<String> owner = keys.tenantOf(apiKey.trim());
+            if (owner.isPresent()) {
+                return owner.get();
+            }
+            if (authorization == null) {
+                authorization = apiKey; // present, not a tenant's: "invalid", not "missing", below
+            }
+        }
         if (keysRequired) {
             boolean missing = authorization == null;
             rejectAndClose(request, ProblemType.UNAUTHORIZED.problem(missing
-                            ? "this data plane requires 'Authorization: Bearer <key>' with a tenant's API key"
+                            ? "this data plane requires a tenant's API key ('Authorization: Bearer <key>' or 'x-api-key: <key>')"
                             : "the API key is not one of a tenant's")
                     .withHeader("WWW-Authenticate", missing ? "Bearer realm=\"nexuscore\""
                             : "Bearer realm=\"nexuscore\", error=\"invalid_token\""));
@@ -511,7 +530,9 @@ public final class DataPlaneHandler {
         TierBackend backend = backends.get(tier);
         Context context = Vertx.currentContext();
         TierRequest work = served.parsed.work().judgedBy(resolver.policy(resolution));
-        Optional<StreamingBackend> streaming = served.parsed.stream() ? backend.streaming() : Optional.empty();
+        // A translated API's answer is rendered from the whole reply (its events are not chat chunks).
+        Optional<StreamingBackend> streaming = served.parsed.stream() && served.parsed.translated() == null
+                ? backend.streaming() : Optional.empty();
         if (streaming.isPresent()) {
             onContext(context, response, () -> streaming.get().openStream(work)).onComplete(ar -> {
                 if (ar.succeeded()) {
@@ -586,10 +607,13 @@ public final class DataPlaneHandler {
         response.putHeader(TIER_NAME, observed.label())
                 .putHeader(TOKENS_NAME, Integer.toString(reply.promptTokens()))
                 .putHeader(MISROUTE_NAME, misroute.label());
-        if (served.parsed.stream()) {
+        if (served.parsed.translated() != null) {
+            TranslatedRequest.Rendered rendered = served.parsed.translated().render(reply);
+            response.putHeader(HttpHeaders.CONTENT_TYPE, rendered.contentType()).end(rendered.body());
+        } else if (served.parsed.stream()) {
             response.putHeader("Content-Type", "text/event-stream")
                     .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply,
-                            StreamSummary.nexuscore(resolution, observed, reply.observedScore())));
+                            StreamSummary.nexuscore(resolution, observed, reply.observedScore()), served.parsed.streamUsage()));
         } else {
             response.putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON)
                     .end(reply.answer() != null ? reply.answer().body() : OpenAiResponses.renderBytes(served.endpoint, reply));

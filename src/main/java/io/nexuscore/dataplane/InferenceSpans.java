@@ -89,7 +89,12 @@ final class InferenceSpans {
     }
 
     private InferenceSpan begin(HttpServerRequest request, Endpoint endpoint, long start, String model) {
-        String operation = endpoint.kind() == Endpoint.Kind.CHAT ? SpanAttributes.CHAT : SpanAttributes.TEXT_COMPLETION;
+        String operation = switch (endpoint.kind()) {
+            // gen_ai.operation.name: the Responses and Messages APIs are chats in GenAI's terms
+            case CHAT, RESPONSES, MESSAGES -> SpanAttributes.CHAT;
+            case EMBEDDINGS -> SpanAttributes.EMBEDDINGS;
+            default -> SpanAttributes.TEXT_COMPLETION;
+        };
         InferenceSpan span = tracing.inference(operation, model, start, request.headers())
                 .set(SpanAttributes.TASK, endpoint.task());
         HostAndPort authority = request.authority();

@@ -10,6 +10,7 @@ public enum ProblemType {
     MALFORMED_HTTP("malformed-http", 400, "Malformed HTTP request"),
     MALFORMED_JSON("malformed-json", 400, "Request body is not valid JSON"),
     INVALID_REQUEST("invalid-request", 400, "Request body does not match the expected shape"),
+    UNSUPPORTED_FEATURE("unsupported-feature", 400, "The request uses a feature this router cannot honour"),
     INVALID_VALUE("invalid-value", 422, "A field's value is outside what the operation accepts"),
     UNAUTHORIZED("unauthorized", 401, "Missing or wrong bearer token"),
     /** Host names no name of this control plane (DNS rebinding). */
