@@ -41,6 +41,7 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -113,6 +114,7 @@ public final class DataPlaneHandler {
     private final ConnectionInspector connections;
     private final double misrouteBand;
     private final InferenceSpans spans;
+    private final Optional<EmbeddingsRoute> embeddings;
 
     /**
      * @param resolverPool where kernel-mode resolution runs; required when {@code resolver.blocking()}
@@ -167,7 +169,18 @@ public final class DataPlaneHandler {
                             Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
                             LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
                             Map<Tier, Tier> fallbacks, TenantKeys keys, RequestTracing tracing) {
+        this(config, resolver, backends, models, metrics, events, latencyRecorder, resolverPool, floors, fallbacks, keys,
+                tracing, ApiTargets.NONE);
+    }
+
+    /** As above, with the models and the embeddings target beyond the tiers ({@code targets}). */
+    public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
+                            Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
+                            LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
+                            Map<Tier, Tier> fallbacks, TenantKeys keys, RequestTracing tracing, ApiTargets targets) {
         this.spans = new InferenceSpans(tracing);
+        this.embeddings = targets.embeddings().map(e -> new EmbeddingsRoute(e.upstream(), e.upstreamModel(),
+                e.listedModel(), e.registry(), events, metrics, spans));
         this.keys = keys;
         this.keysRequired = config.tenantKeys() == DataPlaneConfig.TenantKeys.REQUIRED;
         this.connections = new ConnectionInspector(floors);
@@ -189,10 +202,12 @@ public final class DataPlaneHandler {
                 guestTiers.add(tier);
             }
         }
-        this.models = OpenAiResponses.models(models.entrySet().stream()
-                .map(e -> new JsonObject().put("id", e.getValue()).put("object", "model").put("created", 0)
-                        .put("owned_by", "nexuscore").put("tier", e.getKey().label()))
-                .toList()).toBuffer();
+        LinkedHashMap<String, JsonObject> listed = new LinkedHashMap<>();
+        models.forEach((tier, model) -> listed.putIfAbsent(model, new JsonObject().put("id", model).put("object", "model")
+                .put("created", 0).put("owned_by", "nexuscore").put("tier", tier.label())));
+        // Names that several tiers (or a tier and its upstream) share are listed once.
+        targets.moreModels().forEach(m -> listed.putIfAbsent(m.getString("id"), m));
+        this.models = OpenAiResponses.models(listed.values()).toBuffer();
         this.metrics = metrics;
         this.events = events;
         this.latencyRecorder = latencyRecorder;
@@ -245,7 +260,7 @@ public final class DataPlaneHandler {
             request.response().putHeader("Content-Type", "application/json").end(models.copy());
             return;
         }
-        if (endpoint.kind() == Endpoint.Kind.EMBEDDINGS) {
+        if (endpoint.kind() == Endpoint.Kind.EMBEDDINGS && embeddings.isEmpty()) {
             reject(request, ProblemType.NOT_FOUND.problem("no embeddings target is configured on this router "
                     + "(embeddings.upstream)"));
             return;
@@ -435,6 +450,10 @@ public final class DataPlaneHandler {
     }
 
     private void onBody(HttpServerRequest request, Endpoint endpoint, String tenant, Buffer body, long start) {
+        if (endpoint.kind() == Endpoint.Kind.EMBEDDINGS) {
+            embeddings.orElseThrow().serve(request, endpoint, tenant, body, start);
+            return;
+        }
         InferenceRequest parsed;
         try {
             parsed = InferenceRequest.parse(endpoint, body, testHooks);

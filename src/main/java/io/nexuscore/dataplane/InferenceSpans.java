@@ -80,6 +80,16 @@ final class InferenceSpans {
         return served.errorType;
     }
 
+    /** An embeddings request, forwarded (or refused): no tier, no score. */
+    void embeddings(HttpServerRequest request, Endpoint endpoint, long start, String model, String tenant, int status,
+                    String errorType) {
+        if (!tracing.enabled()) {
+            return;
+        }
+        begin(request, endpoint, start, model).set(SpanAttributes.TENANT, tenant)
+                .end(status, status == DataPlaneHandler.CLIENT_CLOSED ? CLIENT_CLOSED : errorType);
+    }
+
     /** A request to an inference endpoint refused before any tier saw it (body too large or late, bad JSON). */
     void rejected(HttpServerRequest request, Endpoint endpoint, long start, Problem problem) {
         if (!tracing.enabled()) {

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code "served by {name}"}; usage counts prompt tokens as content bytes / 4 and one completion
  * token. {@code stream: true} gets three SSE chunks (the last with finish_reason "length"), a usage chunk when
  * {@code stream_options.include_usage} asks for it, and {@code [DONE]}.
+ * {@code POST /{name}/v1/embeddings} answers embeddings computed from the inputs' lengths (see {@link #embeddings}).
  * {@link #hold()} parks requests until {@link #release()}, for deadline and queue tests.
  */
 public final class LocalOpenAiServer {
@@ -167,7 +168,56 @@ public final class LocalOpenAiServer {
             });
             return;
         }
+        if (request.method().name().equals("POST") && segments.length == 4 && segments[2].equals("v1")
+                && segments[3].equals("embeddings")) {
+            request.body().onSuccess(body -> {
+                JsonObject json = body.toJsonObject();
+                bodies.add(json);
+                received.incrementAndGet();
+                if (failStatus != 0) {
+                    request.response().setStatusCode(failStatus).end("{\"error\":\"internal secret sk-upstream-4711\"}");
+                    return;
+                }
+                request.response().putHeader("Content-Type", "application/json").end(embeddings(json).toBuffer());
+            });
+            return;
+        }
         request.response().setStatusCode(404).end();
+    }
+
+    /**
+     * An embeddings answer in OpenAI's shape: per input, {@code dimensions} (default 4) values, the
+     * k-th being the input's length in characters divided by k+1, as float arrays or, with
+     * {@code encoding_format: base64}, as little-endian float32 in base64 (what the SDKs ask for by
+     * default); usage counts characters / 4.
+     */
+    private static JsonObject embeddings(JsonObject request) {
+        Object input = request.getValue("input");
+        List<String> inputs = new ArrayList<>();
+        if (input instanceof String s) {
+            inputs.add(s);
+        } else {
+            ((JsonArray) input).forEach(i -> inputs.add(String.valueOf(i)));
+        }
+        int dimensions = request.getInteger("dimensions", 4);
+        boolean base64 = "base64".equals(request.getString("encoding_format"));
+        JsonArray data = new JsonArray();
+        int tokens = 0;
+        for (int i = 0; i < inputs.size(); i++) {
+            int length = inputs.get(i).length();
+            tokens += length / 4;
+            java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(4 * dimensions).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            JsonArray values = new JsonArray();
+            for (int k = 0; k < dimensions; k++) {
+                float v = (float) length / (k + 1);
+                bytes.putFloat(v);
+                values.add(v);
+            }
+            data.add(new JsonObject().put("object", "embedding").put("index", i).put("embedding",
+                    base64 ? java.util.Base64.getEncoder().encodeToString(bytes.array()) : values));
+        }
+        return new JsonObject().put("object", "list").put("data", data).put("model", request.getString("model"))
+                .put("usage", new JsonObject().put("prompt_tokens", tokens).put("total_tokens", tokens));
     }
 
     /**
