@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.dataplane.apis.StreamTranslator;
 import io.nexuscore.dataplane.apis.TranslatedRequest;
 import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.tenants.TenantKeys;
@@ -115,6 +116,8 @@ public final class DataPlaneHandler {
     private final double misrouteBand;
     private final InferenceSpans spans;
     private final Optional<EmbeddingsRoute> embeddings;
+    /** Each tier's model, as answers name it. */
+    private final Map<Tier, String> tierModels;
 
     /**
      * @param resolverPool where kernel-mode resolution runs; required when {@code resolver.blocking()}
@@ -202,6 +205,7 @@ public final class DataPlaneHandler {
                 guestTiers.add(tier);
             }
         }
+        this.tierModels = models.isEmpty() ? new EnumMap<>(Tier.class) : new EnumMap<>(models);
         LinkedHashMap<String, JsonObject> listed = new LinkedHashMap<>();
         models.forEach((tier, model) -> listed.putIfAbsent(model, new JsonObject().put("id", model).put("object", "model")
                 .put("created", 0).put("owned_by", "nexuscore").put("tier", tier.label())));
@@ -549,13 +553,11 @@ public final class DataPlaneHandler {
         TierBackend backend = backends.get(tier);
         Context context = Vertx.currentContext();
         TierRequest work = served.parsed.work().judgedBy(resolver.policy(resolution));
-        // A translated API's answer is rendered from the whole reply (its events are not chat chunks).
-        Optional<StreamingBackend> streaming = served.parsed.stream() && served.parsed.translated() == null
-                ? backend.streaming() : Optional.empty();
+        Optional<StreamingBackend> streaming = served.parsed.stream() ? backend.streaming() : Optional.empty();
         if (streaming.isPresent()) {
             onContext(context, response, () -> streaming.get().openStream(work)).onComplete(ar -> {
                 if (ar.succeeded()) {
-                    passThrough(served, resolution, ar.result());
+                    passThrough(served, resolution, tier, ar.result());
                 } else if (!fellBack(served, resolution, tier, ar.cause())) {
                     fail(served, resolution, tier, ar.cause());
                 }
@@ -647,10 +649,14 @@ public final class DataPlaneHandler {
      * {@code [DONE]} ({@link StreamSummary}), the misroute accounting and the request event, never
      * into X-NX-Tier.
      */
-    private void passThrough(Served served, Resolution resolution, UpstreamStream stream) {
+    private void passThrough(Served served, Resolution resolution, Tier tier, UpstreamStream stream) {
+        // Another API's client gets the chat chunks as its own events; the summary still reads them
+        // (its own output unused) for the misroute accounting and the request event.
+        StreamTranslator translator = served.parsed.translated() == null ? null
+                : served.parsed.translated().streamTranslator(tierModels.get(tier));
         HttpServerResponse response = served.request.response()
                 .setChunked(true)
-                .putHeader("Content-Type", stream.clientContentType());
+                .putHeader("Content-Type", translator != null ? "text/event-stream" : stream.clientContentType());
         StreamSummary summary = new StreamSummary(resolution, served.parsed.streamUsage());
         ReadStream<Buffer> body = stream.body();
         boolean[] done = {false};
@@ -687,7 +693,8 @@ public final class DataPlaneHandler {
             served.request.connection().close();
         });
         body.handler(chunk -> {
-            Buffer out = summary.feed(chunk);
+            Buffer passed = summary.feed(chunk);
+            Buffer out = translator == null ? passed : translator.feed(chunk);
             if (out.length() > 0 && !response.closed()) {
                 response.write(out);
                 if (response.writeQueueFull()) {
@@ -706,7 +713,8 @@ public final class DataPlaneHandler {
                 return;
             }
             long upstreamEnded = System.nanoTime();
-            response.end(summary.finish()).onComplete(ar -> {
+            Buffer last = summary.finish();
+            response.end(translator == null ? last : translator.finish()).onComplete(ar -> {
                 // The last bytes wait in the socket for the client as the paused ones did.
                 served.clientWaitNanos += System.nanoTime() - upstreamEnded;
                 finish.handle(ar.succeeded() ? 200 : CLIENT_CLOSED);

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Answers {@code POST /{name}/v1/chat/completions}: the first path segment names the caller (so one
  * server can back several tiers and tests see which one was called). The reply text is
  * {@code "served by {name}"}; usage counts prompt tokens as content bytes / 4 and one completion
- * token. {@code stream: true} gets three SSE chunks (the last with finish_reason "length"), a usage chunk when
+ * token. {@code stream: true} gets three SSE chunks (the last with finish_reason "length", or "stop" when
+ * max_tokens is over 3), a usage chunk when
  * {@code stream_options.include_usage} asks for it, and {@code [DONE]}.
  * {@code POST /{name}/v1/embeddings} answers embeddings computed from the inputs' lengths (see {@link #embeddings}).
  * {@link #hold()} parks requests until {@link #release()}, for deadline and queue tests.
@@ -256,9 +257,11 @@ public final class LocalOpenAiServer {
             request.response().setChunked(true).putHeader("Content-Type", "text/event-stream");
             // As model servers stream: every chunk's choice has a finish_reason, null until the last.
             String[] pieces = {"served ", "by ", name};
+            // Cut at the limit, as a model is, unless the client's max_tokens leaves room for the three pieces.
+            String finish = json.getInteger("max_tokens", 0) > pieces.length ? "stop" : "length";
             for (int i = 0; i < pieces.length; i++) {
                 JsonObject chunk = chunk(json, pieces[i]);
-                chunk.getJsonArray("choices").getJsonObject(0).put("finish_reason", i == pieces.length - 1 ? "length" : null);
+                chunk.getJsonArray("choices").getJsonObject(0).put("finish_reason", i < pieces.length - 1 ? null : finish);
                 request.response().write(Buffer.buffer("data: " + chunk.encode() + "\n\n"));
             }
             JsonObject options = json.getJsonObject("stream_options");

@@ -115,11 +115,15 @@ public final class MessagesApi {
     }
 
     /** The answer as a Message object. */
+    static String newId() {
+        return "msg_nx" + SEQUENCE.incrementAndGet();
+    }
+
     public static JsonObject message(ChatAnswer answer) {
         return message("msg_nx" + SEQUENCE.incrementAndGet(), answer, true);
     }
 
-    private static JsonObject message(String id, ChatAnswer answer, boolean done) {
+    static JsonObject message(String id, ChatAnswer answer, boolean done) {
         return new JsonObject()
                 .put("id", id)
                 .put("type", "message")

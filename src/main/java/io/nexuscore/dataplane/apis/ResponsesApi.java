@@ -137,12 +137,16 @@ public final class ResponsesApi {
     }
 
     /** The answer as a Response object ({@code object: "response"}). */
+    static String newId() {
+        return "resp_nx" + SEQUENCE.incrementAndGet();
+    }
+
     public static JsonObject response(ChatAnswer answer, TranslatedRequest request) {
-        String id = "resp_nx" + SEQUENCE.incrementAndGet();
+        String id = newId();
         return response(id, answer, request, true);
     }
 
-    private static JsonObject response(String id, ChatAnswer answer, TranslatedRequest request, boolean done) {
+    static JsonObject response(String id, ChatAnswer answer, TranslatedRequest request, boolean done) {
         JsonObject response = new JsonObject()
                 .put("id", id)
                 .put("object", "response")
@@ -175,7 +179,7 @@ public final class ResponsesApi {
                 .put("total_tokens", answer.totalTokens());
     }
 
-    private static JsonObject item(String responseId, String text, String status) {
+    static JsonObject item(String responseId, String text, String status) {
         return new JsonObject()
                 .put("id", "msg_" + responseId.substring("resp_".length()))
                 .put("type", "message")
@@ -184,7 +188,7 @@ public final class ResponsesApi {
                 .put("content", text == null ? new JsonArray() : new JsonArray().add(part(text)));
     }
 
-    private static JsonObject part(String text) {
+    static JsonObject part(String text) {
         return new JsonObject().put("type", "output_text").put("text", text).put("annotations", new JsonArray())
                 .put("logprobs", new JsonArray());
     }
@@ -204,12 +208,12 @@ public final class ResponsesApi {
         out.add("response.in_progress", new JsonObject().put("response", started));
         JsonObject openItem = item(id, null, "in_progress");
         out.add("response.output_item.added", new JsonObject().put("output_index", 0).put("item", openItem));
-        out.add("response.content_part.added", at(itemId).put("part", part("")));
+        out.add("response.content_part.added", atItem(itemId).put("part", part("")));
         if (!answer.text().isEmpty()) {
-            out.add("response.output_text.delta", at(itemId).put("delta", answer.text()).put("logprobs", new JsonArray()));
+            out.add("response.output_text.delta", atItem(itemId).put("delta", answer.text()).put("logprobs", new JsonArray()));
         }
-        out.add("response.output_text.done", at(itemId).put("text", answer.text()).put("logprobs", new JsonArray()));
-        out.add("response.content_part.done", at(itemId).put("part", part(answer.text())));
+        out.add("response.output_text.done", atItem(itemId).put("text", answer.text()).put("logprobs", new JsonArray()));
+        out.add("response.content_part.done", atItem(itemId).put("part", part(answer.text())));
         JsonObject finished = response(id, answer, request, true);
         out.add("response.output_item.done", new JsonObject().put("output_index", 0)
                 .put("item", finished.getJsonArray("output").getJsonObject(0)));
@@ -217,7 +221,12 @@ public final class ResponsesApi {
         return out.text();
     }
 
-    private static JsonObject at(String itemId) {
+    /** Where a text event points: the one message item's one text part (by the response id's item id). */
+    static JsonObject at(String responseId) {
+        return atItem("msg_" + responseId.substring("resp_".length()));
+    }
+
+    private static JsonObject atItem(String itemId) {
         return new JsonObject().put("item_id", itemId).put("output_index", 0).put("content_index", 0);
     }
 

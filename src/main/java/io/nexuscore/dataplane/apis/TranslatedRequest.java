@@ -43,4 +43,13 @@ public record TranslatedRequest(Api api, String prompt, String system, JsonObjec
         return new Rendered("application/json",
                 (api == Api.RESPONSES ? ResponsesApi.response(answer, this) : MessagesApi.message(answer)).encode());
     }
+
+    /**
+     * For an upstream tier's streamed chat answer: its chunks turned into this API's events as they come.
+     *
+     * @param model the serving tier's model
+     */
+    public StreamTranslator streamTranslator(String model) {
+        return new StreamTranslator(this, api == Api.RESPONSES ? ResponsesApi.newId() : MessagesApi.newId(), model);
+    }
 }
