@@ -93,6 +93,12 @@ class TranslatedApisRouterTest {
             assertEquals("response", openai.json().getString("object"));
             assertEquals("completed", openai.json().getString("status"));
             assertEquals(200, requestEvent(events, "responses").getInteger("status"));
+            RouterFixture.Reply refused = post(client, router, "/v1/responses", new JsonObject().put("input", "x")
+                    .put("tools", new JsonArray().add(new JsonObject().put("type", "function"))),
+                    Map.of("Authorization", "Bearer " + ACME_KEY));
+            assertEquals(400, refused.status());
+            assertEquals("https://nexuscore.io/problems/unsupported-feature", refused.json().getString("type"));
+            assertEquals(1, router.registry().find("nexus_http_errors").tag("type", "unsupported-feature").counter().count());
             assertTrue(router.registry().find("nexus_requests").tag("tier", "nano").counters().stream()
                     .mapToDouble(c -> c.count()).sum() >= 2, "counted as requests of the tier");
         } finally {
