@@ -39,7 +39,6 @@ public final class EmbeddingsUpstream implements AutoCloseable {
     public record Answer(int status, String contentType, Buffer body) {
     }
 
-    private final Vertx vertx;
     private final UpstreamConfig config;
     private final EndpointPool pool;
     private final Map<UpstreamEndpoint, URL> urls;
@@ -47,7 +46,6 @@ public final class EmbeddingsUpstream implements AutoCloseable {
     private final String authorization;
 
     public EmbeddingsUpstream(Vertx vertx, UpstreamConfig config, int maxConnections) {
-        this.vertx = vertx;
         this.config = config;
         this.pool = new EndpointPool(config.baseUrls());
         this.urls = pool.endpoints().stream().collect(Collectors.toMap(e -> e, e -> e.besideChat("/embeddings")));
