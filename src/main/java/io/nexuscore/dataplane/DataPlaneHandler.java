@@ -628,7 +628,10 @@ public final class DataPlaneHandler {
         response.putHeader(TIER_NAME, observed.label())
                 .putHeader(TOKENS_NAME, Integer.toString(reply.promptTokens()))
                 .putHeader(MISROUTE_NAME, misroute.label());
-        if (served.parsed.translated() != null) {
+        if (served.parsed.translated() != null && reply.answer() != null && reply.answer().nativeShape()) {
+            // An upstream that speaks the client's API answered in it.
+            response.putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON).end(reply.answer().body());
+        } else if (served.parsed.translated() != null) {
             TranslatedRequest.Rendered rendered = served.parsed.translated().render(reply);
             response.putHeader(HttpHeaders.CONTENT_TYPE, rendered.contentType()).end(rendered.body());
         } else if (served.parsed.stream()) {
@@ -652,7 +655,9 @@ public final class DataPlaneHandler {
     private void passThrough(Served served, Resolution resolution, Tier tier, UpstreamStream stream) {
         // Another API's client gets the chat chunks as its own events; the summary still reads them
         // (its own output unused) for the misroute accounting and the request event.
-        StreamTranslator translator = served.parsed.translated() == null ? null
+        // An upstream that speaks the client's API streams its events: passed through as they are.
+        boolean asIs = stream.nativeShape();
+        StreamTranslator translator = served.parsed.translated() == null || asIs ? null
                 : served.parsed.translated().streamTranslator(tierModels.get(tier));
         HttpServerResponse response = served.request.response()
                 .setChunked(true)
@@ -693,7 +698,7 @@ public final class DataPlaneHandler {
             served.request.connection().close();
         });
         body.handler(chunk -> {
-            Buffer passed = summary.feed(chunk);
+            Buffer passed = asIs ? chunk : summary.feed(chunk);
             Buffer out = translator == null ? passed : translator.feed(chunk);
             if (out.length() > 0 && !response.closed()) {
                 response.write(out);
@@ -713,7 +718,7 @@ public final class DataPlaneHandler {
                 return;
             }
             long upstreamEnded = System.nanoTime();
-            Buffer last = summary.finish();
+            Buffer last = asIs ? Buffer.buffer() : summary.finish();
             response.end(translator == null ? last : translator.finish()).onComplete(ar -> {
                 // The last bytes wait in the socket for the client as the paused ones did.
                 served.clientWaitNanos += System.nanoTime() - upstreamEnded;

@@ -3,6 +3,7 @@ package io.nexuscore.dataplane;
 import io.nexuscore.dataplane.apis.MessagesApi;
 import io.nexuscore.dataplane.apis.ResponsesApi;
 import io.nexuscore.dataplane.apis.TranslatedRequest;
+import io.nexuscore.config.UpstreamConfig;
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
@@ -71,8 +72,12 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
         JsonObject json = object(body);
         TranslatedRequest request = endpoint.kind() == Endpoint.Kind.RESPONSES ? ResponsesApi.parse(json)
                 : MessagesApi.parse(json);
+        // The chat translation for tiers that speak chat only; the client's own body for an upstream
+        // that speaks the client's API (upstream.apis).
         TierRequest work = new TierRequest("chat", request.prompt(), request.maxTokens(), TierRequest.Simulation.NONE)
-                .withChatBody(request.chat().toBuffer());
+                .withChatBody(request.chat().toBuffer())
+                .withNative(request.api() == TranslatedRequest.Api.RESPONSES ? UpstreamConfig.RESPONSES
+                        : UpstreamConfig.MESSAGES, body);
         return new InferenceRequest(work, request.stream(), false, request.model(), request);
     }
 

@@ -22,6 +22,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * token. {@code stream: true} gets three SSE chunks (the last with finish_reason "length", or "stop" when
  * max_tokens is over 3), a usage chunk when
  * {@code stream_options.include_usage} asks for it, and {@code [DONE]}.
+ * {@code POST /{name}/v1/responses} and {@code /{name}/v1/messages} answer as servers that speak the
+ * Responses and Messages APIs do ("natively served by {name}"), plain or streamed.
  * {@code POST /{name}/v1/embeddings} answers embeddings computed from the inputs' lengths (see {@link #embeddings}).
  * {@link #hold()} parks requests until {@link #release()}, for deadline and queue tests.
  */
@@ -170,6 +172,30 @@ public final class LocalOpenAiServer {
             return;
         }
         if (request.method().name().equals("POST") && segments.length == 4 && segments[2].equals("v1")
+                && (segments[3].equals("responses") || segments[3].equals("messages"))) {
+            String name = segments[1];
+            boolean messages = segments[3].equals("messages");
+            String key = request.getHeader(messages ? "x-api-key" : "Authorization");
+            request.body().onSuccess(body -> {
+                JsonObject json = body.toJsonObject();
+                bodies.add(json.copy().put("_path", segments[3]).put("_key", key));
+                received.incrementAndGet();
+                String text = "natively served by " + name;
+                int input = json.encode().length() / 4;
+                if (json.getBoolean("stream", false)) {
+                    request.response().setChunked(true).putHeader("Content-Type", "text/event-stream");
+                    for (JsonObject event : messages ? messageEvents(json, text, input) : responseEvents(json, text, input)) {
+                        request.response().write("event: " + event.getString("type") + "\ndata: " + event.encode() + "\n\n");
+                    }
+                    request.response().end();
+                    return;
+                }
+                request.response().putHeader("Content-Type", "application/json")
+                        .end((messages ? message(json, text, input) : response(json, text, input, "completed")).toBuffer());
+            });
+            return;
+        }
+        if (request.method().name().equals("POST") && segments.length == 4 && segments[2].equals("v1")
                 && segments[3].equals("embeddings")) {
             request.body().onSuccess(body -> {
                 JsonObject json = body.toJsonObject();
@@ -184,6 +210,71 @@ public final class LocalOpenAiServer {
             return;
         }
         request.response().setStatusCode(404).end();
+    }
+
+    /*
+     * The Responses and Messages APIs as a server that speaks them answers: "natively served by
+     * {name}", input tokens = request JSON length / 4, three output tokens; streamed as their events.
+     */
+    private static JsonObject response(JsonObject request, String text, int input, String status) {
+        return new JsonObject().put("id", "resp_local").put("object", "response").put("created_at", 0)
+                .put("status", status).put("model", request.getString("model"))
+                .put("output", "completed".equals(status) ? new JsonArray().add(new JsonObject().put("type", "message")
+                        .put("id", "msg_local").put("status", "completed").put("role", "assistant")
+                        .put("content", new JsonArray().add(new JsonObject().put("type", "output_text").put("text", text)
+                                .put("annotations", new JsonArray())))) : new JsonArray())
+                .put("usage", "completed".equals(status) ? new JsonObject().put("input_tokens", input).put("output_tokens", 3)
+                        .put("total_tokens", input + 3) : null);
+    }
+
+    private static List<JsonObject> responseEvents(JsonObject request, String text, int input) {
+        List<JsonObject> events = new ArrayList<>();
+        JsonObject item = new JsonObject().put("type", "message").put("id", "msg_local").put("status", "in_progress")
+                .put("role", "assistant").put("content", new JsonArray());
+        events.add(new JsonObject().put("type", "response.created").put("response", response(request, text, input, "in_progress")));
+        events.add(new JsonObject().put("type", "response.output_item.added").put("output_index", 0).put("item", item));
+        events.add(new JsonObject().put("type", "response.content_part.added").put("item_id", "msg_local").put("output_index", 0)
+                .put("content_index", 0).put("part", new JsonObject().put("type", "output_text").put("text", "")
+                        .put("annotations", new JsonArray())));
+        for (String piece : new String[] {"natively ", text.substring("natively ".length())}) {
+            events.add(new JsonObject().put("type", "response.output_text.delta").put("item_id", "msg_local")
+                    .put("output_index", 0).put("content_index", 0).put("delta", piece).put("logprobs", new JsonArray()));
+        }
+        JsonObject done = response(request, text, input, "completed");
+        events.add(new JsonObject().put("type", "response.output_text.done").put("item_id", "msg_local").put("output_index", 0)
+                .put("content_index", 0).put("text", text).put("logprobs", new JsonArray()));
+        events.add(new JsonObject().put("type", "response.output_item.done").put("output_index", 0)
+                .put("item", done.getJsonArray("output").getJsonObject(0)));
+        events.add(new JsonObject().put("type", "response.completed").put("response", done));
+        for (int i = 0; i < events.size(); i++) {
+            events.get(i).put("sequence_number", i);
+        }
+        return events;
+    }
+
+    private static JsonObject message(JsonObject request, String text, int input) {
+        return new JsonObject().put("id", "msg_local").put("type", "message").put("role", "assistant")
+                .put("model", request.getString("model"))
+                .put("content", new JsonArray().add(new JsonObject().put("type", "text").put("text", text)))
+                .put("stop_reason", "end_turn").putNull("stop_sequence")
+                .put("usage", new JsonObject().put("input_tokens", input).put("output_tokens", 3));
+    }
+
+    private static List<JsonObject> messageEvents(JsonObject request, String text, int input) {
+        JsonObject start = message(request, text, input).put("content", new JsonArray()).putNull("stop_reason");
+        start.getJsonObject("usage").put("output_tokens", 1);
+        return List.of(
+                new JsonObject().put("type", "message_start").put("message", start),
+                new JsonObject().put("type", "content_block_start").put("index", 0)
+                        .put("content_block", new JsonObject().put("type", "text").put("text", "")),
+                new JsonObject().put("type", "content_block_delta").put("index", 0)
+                        .put("delta", new JsonObject().put("type", "text_delta").put("text", "natively ")),
+                new JsonObject().put("type", "content_block_delta").put("index", 0)
+                        .put("delta", new JsonObject().put("type", "text_delta").put("text", text.substring("natively ".length()))),
+                new JsonObject().put("type", "content_block_stop").put("index", 0),
+                new JsonObject().put("type", "message_delta").put("delta", new JsonObject().put("stop_reason", "end_turn")
+                        .putNull("stop_sequence")).put("usage", new JsonObject().put("output_tokens", 3)),
+                new JsonObject().put("type", "message_stop"));
     }
 
     /**

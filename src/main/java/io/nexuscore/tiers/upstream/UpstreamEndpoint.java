@@ -58,6 +58,13 @@ final class UpstreamEndpoint {
         return chatCompletionsUrl;
     }
 
+    private final java.util.Map<String, URL> beside = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** {@link #besideChat}, parsed once per path. */
+    URL url(String path) {
+        return beside.computeIfAbsent(path, this::besideChat);
+    }
+
     /** {@code baseUrl + path} (e.g. "/embeddings"), beside {@code baseUrl + /chat/completions}. */
     URL besideChat(String path) {
         String chat = chatCompletions.toString();
