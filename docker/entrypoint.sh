@@ -6,7 +6,7 @@
 set -euo pipefail
 if ! mountpoint -q /sys/fs/bpf 2>/dev/null; then
   mkdir -p /sys/fs/bpf 2>/dev/null || true
-  mount -t bpf bpf /sys/fs/bpf 2>/dev/null \
+  mount -t bpf -o mode=0700 bpf /sys/fs/bpf 2>/dev/null \
     || echo "entrypoint: /sys/fs/bpf is not bpffs and cannot be mounted: the router falls back to user space (kernel.mode auto)" >&2
 fi
 # Docker mounts /proc/sys read-only; the router sets net.ipv4.tcp_fwmark_accept (per network

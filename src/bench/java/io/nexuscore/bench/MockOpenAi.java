@@ -9,11 +9,15 @@ import java.util.List;
 
 /**
  * A local OpenAI-compatible upstream for benchmarks: POST .../chat/completions and .../completions
- * answer at once with a fixed short completion and honest usage (prompt tokens = whitespace-separated
+ * answer with a fixed short completion and honest usage (prompt tokens = whitespace-separated
  * words of the prompt, completion tokens = 4), so a router that derives an observed tier from usage
  * sees the request's own size. Loopback only.
  *
- * <pre>java -cp ... io.nexuscore.bench.MockOpenAi PORT [PORT...]   # runs until killed</pre>
+ * <p>{@code --delay-ms N} holds every answer N ms (a timer, no thread blocked) once the request's body
+ * is in: a model server that really is that slow, so the router measures real latency (the adaptive
+ * loop's demo, {@code bench/adaptive-demo.sh}). Without it, answers go at once.
+ *
+ * <pre>java -cp ... io.nexuscore.bench.MockOpenAi [--delay-ms N] PORT [PORT...]   # runs until killed</pre>
  */
 public final class MockOpenAi implements AutoCloseable {
 
@@ -26,6 +30,14 @@ public final class MockOpenAi implements AutoCloseable {
 
     /** One server per port (0 picks a free one), each naming itself in `model` as mock-&lt;index&gt;. */
     static MockOpenAi start(List<Integer> ports) {
+        return start(ports, 0);
+    }
+
+    /** As {@link #start(List)}, every answer sent {@code delayMs} after its request's body arrived. */
+    static MockOpenAi start(List<Integer> ports, long delayMs) {
+        if (delayMs < 0) {
+            throw new IllegalArgumentException("--delay-ms must be 0 or more: " + delayMs);
+        }
         Vertx vertx = Vertx.vertx();
         MockOpenAi mock = new MockOpenAi(vertx);
         for (int i = 0; i < ports.size(); i++) {
@@ -49,7 +61,15 @@ public final class MockOpenAi implements AutoCloseable {
                                 .put("prompt_tokens", promptTokens)
                                 .put("completion_tokens", 4)
                                 .put("total_tokens", promptTokens + 4));
-                req.response().putHeader("Content-Type", "application/json").end(answer.encode());
+                if (delayMs == 0) {
+                    req.response().putHeader("Content-Type", "application/json").end(answer.encode());
+                    return;
+                }
+                vertx.setTimer(delayMs, t -> {
+                    if (!req.response().closed()) {
+                        req.response().putHeader("Content-Type", "application/json").end(answer.encode());
+                    }
+                });
             }));
             mock.servers.add(server.listen(ports.get(i), "127.0.0.1").await());
         }
@@ -88,12 +108,18 @@ public final class MockOpenAi implements AutoCloseable {
 
     public static void main(String[] args) {
         List<Integer> ports = new ArrayList<>();
-        for (String a : args) {
-            ports.add(Integer.parseInt(a));
+        long delayMs = 0;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--delay-ms") && i + 1 < args.length) {
+                delayMs = Long.parseLong(args[++i]);
+            } else {
+                ports.add(Integer.parseInt(args[i]));
+            }
         }
-        MockOpenAi mock = start(ports);
+        MockOpenAi mock = start(ports, delayMs);
         for (int i = 0; i < ports.size(); i++) {
-            System.out.println("mock upstream " + i + " on 127.0.0.1:" + mock.port(i));
+            System.out.println("mock upstream " + i + " on 127.0.0.1:" + mock.port(i)
+                    + (delayMs > 0 ? ", answers after " + delayMs + " ms" : ""));
         }
     }
 }

@@ -46,8 +46,7 @@ public final class LatencyRing implements AutoCloseable {
 
     /** Maps {@code pinDir/latency_ringbuf} into this process as its producer. */
     public static LatencyRing openPinned(Path pinDir) {
-        Path pin = pinDir.resolve(MAP);
-        int fd = Native.check(LibBpf.get().bpf_obj_get(pin.toString()), "bpf_obj_get", pin.toString());
+        int fd = io.nexuscore.bpf.PinDirectory.open(pinDir, MAP); // refuses a symlink
         try {
             Pointer ring = Native.check(LibBpf.get().user_ring_buffer__new(fd, null), "user_ring_buffer__new", MAP);
             return new LatencyRing(fd, ring);

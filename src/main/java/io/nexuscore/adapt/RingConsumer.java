@@ -38,8 +38,7 @@ public final class RingConsumer<T> implements AutoCloseable {
     private RingConsumer(Path pinDir, String map, StructLayout layout, Function<ByteBuffer, T> decode,
                          Consumer<T> listener) {
         this.map = map;
-        Path pin = pinDir.resolve(map);
-        this.fd = Native.check(LibBpf.get().bpf_obj_get(pin.toString()), "bpf_obj_get", pin.toString());
+        this.fd = io.nexuscore.bpf.PinDirectory.open(pinDir, map); // refuses a symlink
         this.callback = (ctx, data, size) -> {
             if (size >= layout.size()) {
                 byte[] bytes = new byte[layout.size()];

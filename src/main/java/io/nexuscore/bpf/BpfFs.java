@@ -5,10 +5,15 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** The BPF filesystem at /sys/fs/bpf: mounted when missing (it is not on every machine). */
+/**
+ * The BPF filesystem at /sys/fs/bpf: mounted when missing (it is not on every machine), mode 0700 so
+ * that only root can create entries in it (the kernel's default for a bpffs mount is 1777).
+ */
 final class BpfFs {
 
     static final Path ROOT = Path.of("/sys/fs/bpf");
+    /** Mount options; scripts/mount-bpffs.sh uses the same (BpfFsTest keeps them equal). */
+    static final String MOUNT_OPTIONS = "mode=0700";
 
     private BpfFs() {
     }
@@ -25,16 +30,12 @@ final class BpfFs {
 
     static void ensureMounted() {
         if (!isMounted()) {
-            Native.check(LibC.get().mount("bpf", ROOT.toString(), "bpf", 0, null), "mount", ROOT.toString());
+            Native.check(LibC.get().mount("bpf", ROOT.toString(), "bpf", 0, MOUNT_OPTIONS), "mount", ROOT.toString());
         }
     }
 
-    /** Creates the pin directory (bpffs supports mkdir). */
+    /** Creates the pin directory 0700 (bpffs supports mkdir), or checks an existing one: see {@link PinDirectory}. */
     static void createDirectories(Path dir) {
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create pin directory " + dir, e);
-        }
+        PinDirectory.prepare(dir);
     }
 }

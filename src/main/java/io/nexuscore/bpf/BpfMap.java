@@ -31,9 +31,7 @@ public final class BpfMap implements AutoCloseable {
 
     /** Opens {@code pinDir/name}; valueSize is per CPU for per-CPU maps (see {@link #perCpu}). */
     public static BpfMap openPinned(Path pinDir, String name, int keySize, int valueSize) {
-        Path pin = pinDir.resolve(name);
-        int fd = Native.check(LibBpf.get().bpf_obj_get(pin.toString()), "bpf_obj_get", pin.toString());
-        return new BpfMap(name, fd, keySize, valueSize);
+        return new BpfMap(name, PinDirectory.open(pinDir, name), keySize, valueSize);
     }
 
     /** Takes ownership of {@code fd} (closed by {@link #close}). */

@@ -45,8 +45,8 @@ final class BpfObject implements AutoCloseable {
                 continue;
             }
             String mapName = lib.bpf_map__name(map);
-            Path pin = pinDir.resolve(mapName);
-            if (Files.exists(pin)) {
+            Path pin = PinDirectory.pin(pinDir, mapName); // libbpf's reuse follows links: refuse one first
+            if (Files.exists(pin, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 reuseOrReplace(map, mapName, pin);
             }
             Native.check(lib.bpf_map__set_pin_path(map, pin.toString()), "bpf_map__set_pin_path", mapName);

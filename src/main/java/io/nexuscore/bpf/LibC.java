@@ -37,11 +37,16 @@ public interface LibC {
 
     int open(String path, int flags);
 
+    int O_DIRECTORY = 0x10000;
+
+    /** openat(2): {@code path} resolved relative to the directory {@code dirfd}. */
+    int openat(int dirfd, String path, int flags);
+
     @jnr.ffi.types.ssize_t long read(int fd, @Out byte[] buffer, @size_t long count);
 
     int dup(int fd);
 
-    int mount(String source, String target, String fsType, long flags, Pointer data);
+    int mount(String source, String target, String fsType, long flags, String data);
 
     int vsnprintf(Pointer buffer, long size, Pointer format, Pointer args);
 

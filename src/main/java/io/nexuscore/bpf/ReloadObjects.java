@@ -17,8 +17,11 @@ import java.util.Set;
  * <ul>
  *   <li>{@code reload-dir}: kernel.reloadDir is set;</li>
  *   <li>{@code inside-dir}: the path names a file directly in it (no "..", no symlinked parent);</li>
- *   <li>{@code root-owned}: the directory and the file belong to root and nobody else may write them;</li>
- *   <li>{@code no-symlink}: the file itself is no symlink (opened with O_NOFOLLOW);</li>
+ *   <li>{@code root-owned}: the directory, every directory above it and the file belong to root and
+ *       nobody else may write them (a sticky ancestor such as /tmp aside);</li>
+ *   <li>{@code no-symlink}: the file itself is no symlink: it is opened with openat(2) relative to a
+ *       descriptor of the directory (itself opened O_DIRECTORY|O_NOFOLLOW), with O_NOFOLLOW, so no
+ *       name is resolved again from / after the checks;</li>
  *   <li>{@code regular-file}: it exists and is a regular file (a FIFO would block a reader forever:
  *       opened O_NONBLOCK, then refused);</li>
  *   <li>{@code size-cap}: at most {@link #MAX_BYTES};</li>
@@ -50,18 +53,35 @@ public final class ReloadObjects {
             if (!requested.getParent().toRealPath().equals(realDir)) {
                 throw new ForbiddenObject("inside-dir", requested + " is not in kernel.reloadDir " + allowed);
             }
-            requireRootOwned(realDir, Files.readAttributes(realDir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS),
-                    "kernel.reloadDir " + allowed);
-        } catch (IOException e) {
+            PinDirectory.verifyAncestors(realDir.getParent(), "kernel.reloadDir " + allowed);
+        } catch (PinDirectory.Refused e) {
+            throw new ForbiddenObject("root-owned", e.getMessage());
+        } catch (IOException | UncheckedIOException e) {
             throw new ForbiddenObject("inside-dir", requested + ": " + e.getMessage());
         }
-        Path file = realDir.resolve(requested.getFileName());
-        int fd = LibC.get().open(file.toString(), LibC.O_RDONLY | LibC.O_NOFOLLOW | LibC.O_NONBLOCK | LibC.O_CLOEXEC);
-        if (fd < 0) {
+        // The directory by descriptor (O_NOFOLLOW: not a link swapped in since toRealPath), the file
+        // relative to it: what was checked is what is read.
+        int dirFd = LibC.get().open(realDir.toString(), LibC.O_RDONLY | LibC.O_DIRECTORY | LibC.O_NOFOLLOW | LibC.O_CLOEXEC);
+        if (dirFd < 0) {
             int errno = jnr.ffi.LastError.getLastError(LibBpf.runtime());
-            throw errno == LibC.ELOOP
-                    ? new ForbiddenObject("no-symlink", requested + " is a symbolic link")
-                    : new ForbiddenObject("regular-file", requested + ": open: " + Errno.describe(errno));
+            throw new ForbiddenObject("inside-dir", "kernel.reloadDir " + allowed + ": open: " + Errno.describe(errno));
+        }
+        int fd;
+        try {
+            Path openedDir = Path.of("/proc/self/fd/" + dirFd);
+            requireRootOwned(openedDir, Files.readAttributes(openedDir, PosixFileAttributes.class), "kernel.reloadDir " + allowed);
+            fd = LibC.get().openat(dirFd, requested.getFileName().toString(),
+                    LibC.O_RDONLY | LibC.O_NOFOLLOW | LibC.O_NONBLOCK | LibC.O_CLOEXEC);
+            if (fd < 0) {
+                int errno = jnr.ffi.LastError.getLastError(LibBpf.runtime());
+                throw errno == LibC.ELOOP
+                        ? new ForbiddenObject("no-symlink", requested + " is a symbolic link")
+                        : new ForbiddenObject("regular-file", requested + ": openat: " + Errno.describe(errno));
+            }
+        } catch (IOException e) {
+            throw new ForbiddenObject("inside-dir", requested + ": " + e.getMessage());
+        } finally {
+            LibC.get().close(dirFd);
         }
         try {
             // The attributes of what was opened (the fd), not of whatever the name points to now.

@@ -4,14 +4,18 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
 
 /** The router's state files (thresholds, tenant keys) written whole or not at all. */
 public final class AtomicFile {
+
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private AtomicFile() {
     }
@@ -26,12 +30,17 @@ public final class AtomicFile {
         Path tmp = null;
         try {
             Files.createDirectories(dir);
-            FileAttribute<?>[] attributes = ownerOnly
-                    ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
-                    : new FileAttribute<?>[0];
-            tmp = Files.createTempFile(dir, "." + target.getFileName(), ".tmp", attributes);
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
-                ch.write(ByteBuffer.wrap(bytes));
+            FileAttribute<?> mode = PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(
+                    ownerOnly ? "rw-------" : "rw-r--r--"));
+            tmp = dir.resolve("." + target.getFileName() + "." + Long.toUnsignedString(RANDOM.nextLong(), 36) + ".tmp");
+            // Written through the descriptor that created it (CREATE_NEW, no link followed): the
+            // bytes cannot land in a file someone else put at that name.
+            try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS), mode)) {
+                ByteBuffer data = ByteBuffer.wrap(bytes);
+                while (data.hasRemaining()) {
+                    ch.write(data);
+                }
                 ch.force(true);
             }
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

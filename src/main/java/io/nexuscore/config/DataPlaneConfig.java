@@ -36,11 +36,12 @@ import java.util.Set;
  * @param transport           the socket I/O engine of every listener and upstream connection:
  *                            {@code auto} (default: io_uring where allowed, else epoll), {@code io_uring},
  *                            {@code epoll} or {@code nio}; a named engine the machine refuses stops the start
+ * @param requestLimits       per-tier caps on max_tokens and n, and the unknown-field policy ({@link RequestLimits})
  */
 public record DataPlaneConfig(String host, int port, long maxBodyBytes, long maxHeldBodyBytes, int instances, String tenantHeader,
                               int misrouteBandPercent, boolean testHooks, long headerTimeoutMs, long bodyTimeoutMs,
                               long idleTimeoutMs, TenantKeys tenantKeys, List<String> allowedOrigins,
-                              IoTransport transport) {
+                              IoTransport transport, RequestLimits requestLimits) {
 
     public DataPlaneConfig {
         if (maxHeldBodyBytes < maxBodyBytes) {
@@ -55,7 +56,7 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, long max
     static DataPlaneConfig from(Json json) {
         json.allowOnly(Set.of("host", "port", "maxBodyBytes", "maxHeldBodyBytes", "instances", "tenantHeader", "misrouteBandPercent",
                 "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys", "allowedOrigins",
-                "transport"));
+                "transport", "requestLimits"));
         long maxBodyBytes = json.number("maxBodyBytes", 1L << 20, 1, 1L << 30);
         return new DataPlaneConfig(
                 json.string("host", "0.0.0.0"),
@@ -71,7 +72,8 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, long max
                 json.number("idleTimeoutMs", 120_000, 1, 3_600_000),
                 json.choice(TenantKeys.class, "tenantKeys", "optional"),
                 json.strings("allowedOrigins", List.of()),
-                json.choice(IoTransport.class, "transport", "auto"));
+                json.choice(IoTransport.class, "transport", "auto"),
+                RequestLimits.from(json.section("requestLimits")));
     }
 
     /** Whether a request carrying this {@code Origin} header may be served (none: not a browser's request). */

@@ -30,6 +30,11 @@ final class Json {
         return new Json((JsonObject) value, field(name));
     }
 
+    /** The names set in this section. */
+    Set<String> keys() {
+        return object.fieldNames();
+    }
+
     boolean has(String name) {
         return object.getValue(name) != null;
     }

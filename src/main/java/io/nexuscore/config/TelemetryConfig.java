@@ -7,13 +7,22 @@ import java.util.Set;
  * over OTLP when {@code otlp.enabled}. Off by default.
  *
  * @param serviceName   the {@code service.name} resource attribute of every span
- * @param samplePercent share of new traces recorded (a request with a sampled W3C traceparent is
- *                      always recorded, one with an unsampled parent never)
+ * @param samplePercent share of requests recorded (a request with a sampled W3C traceparent is
+ *                      always recorded; one whose traceparent says "not sampled" is sampled like
+ *                      a request without one, unless {@code honorClientSampled})
  * @param otlp          the exporter; its {@code enabled} is the switch for tracing as a whole
+ * @param honorClientSampled a client's {@code traceparent} ending in {@code -00} suppresses the
+ *                      router's span (default false: the span is the operator's audit trail, not
+ *                      the client's to opt out of)
  */
-public record TelemetryConfig(String serviceName, int samplePercent, OtlpConfig otlp) {
+public record TelemetryConfig(String serviceName, int samplePercent, OtlpConfig otlp, boolean honorClientSampled) {
 
-    public static final TelemetryConfig DEFAULT = new TelemetryConfig("nexuscore", 100, OtlpConfig.DEFAULT);
+    public static final TelemetryConfig DEFAULT = new TelemetryConfig("nexuscore", 100, OtlpConfig.DEFAULT, false);
+
+    /** A client's unsampled flag does not suppress spans. */
+    public TelemetryConfig(String serviceName, int samplePercent, OtlpConfig otlp) {
+        this(serviceName, samplePercent, otlp, false);
+    }
 
     public TelemetryConfig {
         if (serviceName == null || serviceName.isBlank()) {
@@ -30,10 +39,11 @@ public record TelemetryConfig(String serviceName, int samplePercent, OtlpConfig 
     }
 
     static TelemetryConfig from(Json json) {
-        json.allowOnly(Set.of("serviceName", "samplePercent", "otlp"));
+        json.allowOnly(Set.of("serviceName", "samplePercent", "otlp", "honorClientSampled"));
         return new TelemetryConfig(
                 json.string("serviceName", DEFAULT.serviceName()),
                 json.integer("samplePercent", DEFAULT.samplePercent(), 0, 100),
-                OtlpConfig.from(json.section("otlp")));
+                OtlpConfig.from(json.section("otlp")),
+                json.bool("honorClientSampled", DEFAULT.honorClientSampled()));
     }
 }

@@ -22,7 +22,10 @@ import java.util.Set;
  *                           no byte of the answer went to the client
  * @param ejectAfter         consecutive failures that eject an endpoint
  * @param ejectMs            how long an ejected endpoint rests before one probe request may try it
- * @param apiKey             sent as a bearer token when present (as {@code x-api-key} to a Messages API)
+ * @param apiKey             sent as a bearer token when present (as {@code x-api-key} to a Messages API):
+ *                           {@code apiKey} inline, or {@code apiKeyFile}, a file holding only the key
+ *                           (root's, mode 0600, no symlink), read once at start so the key stays out
+ *                           of the config file
  * @param nativeApis         the client APIs besides chat completions the servers speak themselves
  *                           ({@value #RESPONSES} at baseUrl + /responses, {@value #MESSAGES} at
  *                           baseUrl + /messages): such requests go to them as the client wrote them
@@ -63,7 +66,7 @@ public record UpstreamConfig(List<URI> baseUrls, String model, long timeoutMs, l
 
     static UpstreamConfig from(Json json) {
         json.allowOnly(Set.of("baseUrl", "baseUrls", "model", "timeoutMs", "connectTimeoutMs", "firstByteTimeoutMs",
-                "idleTimeoutMs", "maxRetries", "ejectAfter", "ejectMs", "apiKey", "apis"));
+                "idleTimeoutMs", "maxRetries", "ejectAfter", "ejectMs", "apiKey", "apiKeyFile", "apis"));
         List<String> urls = json.strings("baseUrls", List.of());
         String single = json.string("baseUrl", null);
         if (single != null && !urls.isEmpty()) {
@@ -88,7 +91,7 @@ public record UpstreamConfig(List<URI> baseUrls, String model, long timeoutMs, l
                 json.integer("maxRetries", 1, 0, 16),
                 json.integer("ejectAfter", 3, 1, 1_000),
                 json.number("ejectMs", 5_000, 1, 3_600_000),
-                Optional.ofNullable(json.string("apiKey", null)),
+                apiKey(json),
                 apis(json));
     }
 
@@ -101,6 +104,31 @@ public record UpstreamConfig(List<URI> baseUrls, String model, long timeoutMs, l
             }
         }
         return Set.copyOf(apis);
+    }
+
+    /** Maximum size of an apiKeyFile: keys are tens of bytes; anything this large is not one. */
+    private static final long MAX_KEY_FILE_BYTES = 16 * 1024;
+
+    private static Optional<String> apiKey(Json json) {
+        String inline = json.string("apiKey", null);
+        String file = json.string("apiKeyFile", null);
+        if (inline != null && file != null) {
+            throw new ConfigException(json.field("apiKey") + " and " + json.field("apiKeyFile") + " are both set; use one");
+        }
+        if (file == null) {
+            return Optional.ofNullable(inline);
+        }
+        String key;
+        try {
+            key = PrivateFile.read(java.nio.file.Path.of(file), MAX_KEY_FILE_BYTES).strip();
+        } catch (java.io.IOException e) {
+            throw new ConfigException(json.field("apiKeyFile") + ": " + e.getMessage(), e);
+        }
+        if (key.isEmpty() || key.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+            throw new ConfigException(json.field("apiKeyFile") + ": " + file
+                    + " must hold one key (printable ASCII, no spaces or line breaks inside)");
+        }
+        return Optional.of(key);
     }
 
     private static URI parse(Json json, String field, String url) {

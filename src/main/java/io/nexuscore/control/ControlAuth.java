@@ -1,6 +1,7 @@
 package io.nexuscore.control;
 
 import io.nexuscore.config.ControlConfig;
+import io.nexuscore.config.PrivateFile;
 import io.nexuscore.http.Problem;
 import io.nexuscore.http.ProblemType;
 import io.vertx.core.http.HttpHeaders;
@@ -10,16 +11,10 @@ import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.HashSet;
@@ -32,14 +27,17 @@ import java.util.function.BiConsumer;
 /**
  * Who may drive the control plane. Every request: the Host header (and Origin, when a browser sends
  * one) must name this machine's loopback names or a configured name, so a web page cannot reach the
- * API through DNS rebinding or a cross-site request. Mutating calls (and, off-loopback, the reads that
- * expose tenants and events): {@code Authorization: Bearer <token>}, where the token is the configured
+ * API through DNS rebinding or a cross-site request. Mutating calls, the reads that expose tenants,
+ * events and fleet addresses, and off loopback every call: {@code Authorization: Bearer <token>}, where the token is the configured
  * one or, by default, one generated at first start into a 0600 file in the state directory.
  * {@code control.auth: "none"} turns the token off (loopback only) and is logged at every start.
  *
  * <p>{@link #resolve} reads or creates the token file: call it on a worker thread.
  */
 final class ControlAuth {
+
+    /** Set on a request that presented the right token (never with auth "none"). */
+    static final String AUTHENTICATED = "nx.control.authenticated";
 
     private static final System.Logger LOG = System.getLogger(ControlAuth.class.getName());
     private static final int TOKEN_BYTES = 32;
@@ -82,17 +80,16 @@ final class ControlAuth {
             Files.createDirectories(file.toAbsolutePath().getParent());
             try {
                 String token = HexFormat.of().formatHex(randomBytes());
-                Files.writeString(Files.createFile(file, PosixFilePermissions.asFileAttribute(
-                        PosixFilePermissions.fromString("rw-------"))), token + "\n");
+                PrivateFile.create(file, (token + "\n").getBytes(StandardCharsets.UTF_8));
                 // Printed once, at the start that created it; later starts only read it.
                 LOG.log(Level.INFO, "control token generated at " + file + " (mode 0600): send it as "
-                        + "'Authorization: Bearer <token>' on mutating control calls");
+                        + "'Authorization: Bearer <token>' on control calls");
                 return token;
             } catch (FileAlreadyExistsException exists) {
                 return readPrivate(file);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("control token file " + file + ": " + e, e);
+            throw new UncheckedIOException("control token file " + file + ": " + e.getMessage(), e);
         }
     }
 
@@ -102,33 +99,13 @@ final class ControlAuth {
         return b;
     }
 
-    /** The token file must be a regular file of ours that nobody else can read: a leaked token is no token. */
+    /** The token file must be root's own regular file that nobody else can read: a leaked token is no token. */
     private static String readPrivate(Path file) throws IOException {
-        PosixFileAttributes attrs = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        if (!attrs.isRegularFile()) {
-            throw new IOException("not a regular file (a symlink or device is refused)");
+        String token = PrivateFile.read(file, MAX_TOKEN_FILE_BYTES).strip();
+        if (token.length() < 16) {
+            throw new IOException(file + " holds no token of at least 16 characters");
         }
-        Set<PosixFilePermission> others = new HashSet<>(attrs.permissions());
-        others.removeAll(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
-                PosixFilePermission.OWNER_EXECUTE));
-        if (!others.isEmpty()) {
-            throw new IOException("mode " + PosixFilePermissions.toString(attrs.permissions())
-                    + " lets others read it: chmod 600 " + file);
-        }
-        if (attrs.size() > MAX_TOKEN_FILE_BYTES) {
-            throw new IOException("larger than " + MAX_TOKEN_FILE_BYTES + " bytes");
-        }
-        try (SeekableByteChannel ch = Files.newByteChannel(file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))) {
-            java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocate((int) MAX_TOKEN_FILE_BYTES);
-            while (ch.read(buf) > 0 && buf.hasRemaining()) {
-                // read up to the cap
-            }
-            String token = new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8).strip();
-            if (token.length() < 16) {
-                throw new IOException("holds no token of at least 16 characters");
-            }
-            return token;
-        }
+        return token;
     }
 
     // --- handlers -------------------------------------------------------------------------------
@@ -165,6 +142,7 @@ final class ControlAuth {
         byte[] presented = bearer ? header.substring(7).strip().getBytes(StandardCharsets.UTF_8) : new byte[0];
         // MessageDigest.isEqual does not stop at the first differing byte: no timing oracle on the token.
         if (bearer && MessageDigest.isEqual(presented, token.get())) {
+            ctx.put(AUTHENTICATED, Boolean.TRUE);
             ctx.next();
             return;
         }
@@ -176,9 +154,14 @@ final class ControlAuth {
                 : "the bearer token is not the configured one"));
     }
 
-    /** Reads that expose tenants and events: open on a loopback listener, the token rule off it. */
+    /**
+     * Off loopback, every route needs the token: thresholds, tiers, metrics (tenant ids) and health
+     * included. Only the dashboard's static files stay open (they hold no data, and a browser cannot
+     * add a header to a page load; the page asks for the token before its first call).
+     */
     void requireTokenOffLoopback(RoutingContext ctx) {
-        if (config.loopbackOnly()) {
+        String path = ctx.normalizedPath();
+        if (config.loopbackOnly() || path.equals("/") || path.startsWith("/ui/")) {
             ctx.next();
         } else {
             requireToken(ctx);

@@ -118,6 +118,9 @@ public final class ControlVerticle extends VerticleBase {
     public Future<?> start() {
         return vertx.executeBlocking(() -> {
                     auth = ControlAuth.resolve(config, this::sendProblem); // may create the token file
+                    if (config.tls().isPresent()) {
+                        ControlTls.checkKey(config.tls().get()); // root's own 0600 key, or no start
+                    }
                     return keeper.start(ports.thresholdsFresh());
                 })
                 .compose(initial -> {
@@ -127,6 +130,7 @@ public final class ControlVerticle extends VerticleBase {
                     // byte is decoded: that is when the strict decoder can take the default's place.
                     HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port())
                             .setHttp2ClearTextEnabled(false);
+                    config.tls().ifPresent(tls -> ControlTls.apply(tls, options));
                     return vertx.createHttpServer(options)
                             .connectionHandler(connection -> {
                                 StrictFramingDecoder.install(connection, options);
@@ -139,7 +143,8 @@ public final class ControlVerticle extends VerticleBase {
                 .onSuccess(s -> {
                     server = s;
                     pollTimer = vertx.setPeriodic(timings.thresholdPoll().toMillis(), id -> pollThresholds());
-                    LOG.log(Level.INFO, "control plane listening on " + config.host() + ":" + s.actualPort()
+                    LOG.log(Level.INFO, "control plane listening on " + (config.tls().isPresent() ? "https://" : "http://")
+                            + config.host() + ":" + s.actualPort()
                             + " (mode " + ports.dataPath().mode() + ", auth " + auth.describe() + ")");
                 })
                 .onFailure(e -> {
@@ -174,18 +179,21 @@ public final class ControlVerticle extends VerticleBase {
         Handler<RoutingContext> tokenOffLoopback = auth::requireTokenOffLoopback;
         Handler<RoutingContext> body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
         r.route().handler(auth::checkHostAndOrigin); // every request, /healthz and /metrics included
+        r.route().handler(tokenOffLoopback); // off loopback: every route
         r.get("/thresholds").handler(this::getThresholds);
         r.patch("/thresholds").handler(body).handler(token).handler(this::patchThresholds);
         r.get("/adaptive").handler(this::getAdaptive);
         r.patch("/adaptive").handler(body).handler(token).handler(this::patchAdaptive);
         r.get("/tiers").handler(this::getTiers);
-        r.get("/tenants").handler(tokenOffLoopback).handler(this::getTenants);
+        r.get("/tenants").handler(token).handler(this::getTenants); // key prefixes and hashes
         r.put("/tenants/:id").handler(body).handler(token).handler(this::putTenant);
         r.delete("/tenants/:id").handler(token).handler(this::deleteTenant);
         r.put("/tenants/:id/keys").handler(body).handler(token).handler(this::putTenantKeys);
         r.post("/classifier/reload").handler(body).handler(token).handler(this::reload);
-        r.get("/events").handler(tokenOffLoopback).handler(new SseEndpoint(vertx, events, timings.sseHeartbeat())::handle);
-        r.get("/fleet").handler(this::getFleet);
+        // Tenant names, upstream URLs and error excerpts: the token, on loopback too.
+        r.get("/events").handler(token).handler(new SseEndpoint(vertx, events, timings.sseHeartbeat(),
+                config.maxSubscribersPerClient())::handle);
+        r.get("/fleet").handler(token).handler(this::getFleet); // every member's cluster address
         r.get("/metrics").handler(this::getMetrics);
         r.get("/healthz").handler(this::getHealth);
         DashboardRoutes.mount(r, vertx);

@@ -7,13 +7,14 @@ import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.tenants.TenantKeys;
 
 import io.nexuscore.classify.PromptEstimate;
-import io.nexuscore.classify.RequestHeadParser;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.DataPlaneConfig;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.http.ByteBudget;
 import io.nexuscore.http.Problem;
+import io.nexuscore.http.JsonBodies;
 import io.nexuscore.http.ProblemType;
+import io.nexuscore.tenants.TenantId;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
 import io.nexuscore.http.TlsOnPlainPort;
@@ -97,6 +98,7 @@ public final class DataPlaneHandler {
     private final ByteBudget heldBodies;
     private final DataPlaneConfig config;
     private final String tenantHeader;
+    private final RequestGuard guard;
     private final TenantKeys keys;
     private final boolean keysRequired;
     private final boolean testHooks;
@@ -192,6 +194,7 @@ public final class DataPlaneHandler {
         metrics.heldBodyBytes(heldBodies);
         this.config = config;
         this.tenantHeader = config.tenantHeader();
+        this.guard = new RequestGuard(config.requestLimits());
         this.testHooks = config.testHooks();
         this.bodyTimeoutMs = config.bodyTimeoutMs();
         this.headTimeouts = new HeadTimeouts(config.headerTimeoutMs());
@@ -317,7 +320,23 @@ public final class DataPlaneHandler {
             return null;
         }
         String named = request.getHeader(tenantHeader);
-        return named == null ? ANONYMOUS_TENANT : named;
+        if (named == null) {
+            return ANONYMOUS_TENANT;
+        }
+        // The header is a claim, not a credential: it is an id like any other, and it cannot name a
+        // tenant that has keys (whose requests, counts and floors would then be anyone's to spend).
+        if (!TenantId.valid(named)) {
+            rejectAndClose(request, ProblemType.INVALID_TENANT.problem(tenantHeader + " must be a tenant id ("
+                    + TenantId.RULE + "), got " + JsonBodies.echoed(named)));
+            return null;
+        }
+        if (keys.has(named)) {
+            rejectAndClose(request, ProblemType.TENANT_KEY_REQUIRED.problem("tenant " + named + " has API keys: send "
+                    + "one as 'Authorization: Bearer <key>' instead of naming it in " + tenantHeader)
+                    .withHeader("WWW-Authenticate", "Bearer realm=\"nexuscore\""));
+            return null;
+        }
+        return named;
     }
 
     /** Content-Length, or -1 when absent (chunked). Netty already refused a garbled one (400). */
@@ -459,18 +478,20 @@ public final class DataPlaneHandler {
             return;
         }
         InferenceRequest parsed;
+        RequestGuard.Demand demand;
         try {
             parsed = InferenceRequest.parse(endpoint, body, testHooks);
+            demand = guard.inspect(endpoint, body);
         } catch (ProblemException e) {
             refuse(request, endpoint, start, e.problem(), false);
             return;
         }
         byte[] requestLine = requestLine(request);
         long bodyLength = body.length();
-        PromptEstimate estimate = promptEstimate(request, requestLine, body);
+        PromptEstimate estimate = promptEstimate(body);
         // Floors are looked up per request, so a tenant change reaches connections already open.
         ConnectionInfo connection = connections.current(request.connection());
-        Served served = new Served(request, endpoint, parsed, tenant, start);
+        Served served = new Served(request, endpoint, parsed, tenant, start, demand);
         String prompt = parsed.work().prompt();
         Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, estimate, connection);
         if (now.isPresent()) {
@@ -490,18 +511,12 @@ public final class DataPlaneHandler {
     }
 
     /**
-     * The prompt estimate over the body bytes that fit in the first HEAD_WINDOW bytes of the request,
-     * as the kernel sees them when head and body share a segment. The head's length is rebuilt from
-     * the parsed head ("Name: value" lines, as clients write them), so a prompt that crosses the
-     * window's edge may be cut a few bytes off where the kernel cut it: a large prompt either way.
+     * The prompt estimate over the body's first BODY_WINDOW bytes, the rest extrapolated: what the
+     * kernel scores whether the client wrote the body with its head or after it, in one segment or
+     * several (ParityTest), so a blind request gets the decision a verdict would have carried.
      */
-    static PromptEstimate promptEstimate(HttpServerRequest request, byte[] requestLine, Buffer body) {
-        int headLength = requestLine.length + 4; // its CRLF and the blank line's
-        for (Map.Entry<String, String> header : request.headers()) {
-            headLength += header.getKey().length() + 2 + header.getValue().length() + 2;
-        }
-        int visible = Math.min(body.length(), Math.max(0, RequestHeadParser.HEAD_WINDOW - headLength));
-        return PromptEstimate.scan(body.getBytes(0, visible), 0, visible, body.length());
+    static PromptEstimate promptEstimate(Buffer body) {
+        return PromptEstimate.ofBody(body.getBytes(0, Math.min(body.length(), PromptEstimate.BODY_WINDOW)), body.length());
     }
 
     /** The request line as the client sent it, which is what the kernel scored and hashed. */
@@ -517,6 +532,8 @@ public final class DataPlaneHandler {
         final InferenceRequest parsed;
         final String tenant;
         final long start;
+        /** What the body asks an upstream to spend, checked against each tier that serves it. */
+        final RequestGuard.Demand demand;
         /** The assigned tier when its fallback served the request, else null. */
         Tier fallbackFrom;
         /** The problem type's slug when the tier failed it, else null (traces: error.type). */
@@ -529,8 +546,10 @@ public final class DataPlaneHandler {
         long clientWaitNanos;
         private long pausedAt;
 
-        Served(HttpServerRequest request, Endpoint endpoint, InferenceRequest parsed, String tenant, long start) {
+        Served(HttpServerRequest request, Endpoint endpoint, InferenceRequest parsed, String tenant, long start,
+               RequestGuard.Demand demand) {
             this.request = request;
+            this.demand = demand;
             this.endpoint = endpoint;
             this.parsed = parsed;
             this.tenant = tenant;
@@ -552,7 +571,13 @@ public final class DataPlaneHandler {
         HttpServerResponse response = served.request.response();
         TierBackend backend = backends.get(tier);
         Context context = Vertx.currentContext();
-        TierRequest work = served.parsed.work().judgedBy(resolver.policy(resolution));
+        TierRequest work;
+        try {
+            work = guard.admit(served.parsed.work(), served.demand, tier).judgedBy(resolver.policy(resolution));
+        } catch (ProblemException e) {
+            refuse(served.request, served.endpoint, served.start, e.problem(), false);
+            return;
+        }
         Optional<StreamingBackend> streaming = served.parsed.stream() ? backend.streaming() : Optional.empty();
         if (streaming.isPresent()) {
             onContext(context, response, () -> streaming.get().openStream(work)).onComplete(ar -> {

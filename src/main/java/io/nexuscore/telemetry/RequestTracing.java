@@ -93,13 +93,23 @@ public final class RequestTracing implements AutoCloseable {
         SdkTracerProvider provider = SdkTracerProvider.builder()
                 .setResource(Resource.getDefault().merge(Resource.create(
                         Attributes.of(SERVICE_NAME, config.serviceName()))))
-                .setSampler(Sampler.parentBased(Sampler.traceIdRatioBased(config.samplePercent() / 100.0)))
+                .setSampler(sampler(config))
                 .setSpanLimits(SpanLimits.builder().setMaxAttributeValueLength(MAX_VALUE_LENGTH).build())
                 .addSpanProcessor(batches)
                 .build();
         LOG.log(Level.INFO, "tracing on: spans to {0} ({1}% of new traces)", config.otlp().tracesUrl(),
                 config.samplePercent());
         return new RequestTracing(provider, provider.get(SCOPE));
+    }
+
+    /**
+     * Parent-based on the router's ratio; a remote parent marked "not sampled" is decided by the ratio
+     * too, unless the operator lets clients opt out ({@code telemetry.honorClientSampled}).
+     */
+    static Sampler sampler(TelemetryConfig config) {
+        Sampler ratio = Sampler.traceIdRatioBased(config.samplePercent() / 100.0);
+        return config.honorClientSampled() ? Sampler.parentBased(ratio)
+                : Sampler.parentBasedBuilder(ratio).setRemoteParentNotSampled(ratio).build();
     }
 
     public boolean enabled() {

@@ -35,6 +35,8 @@ import java.util.regex.Pattern;
 public final class TenantKeys {
 
     public static final String HASH_PREFIX = "sha256:";
+    /** The keys file's size at most: ~70 bytes a hash, so room for a few hundred thousand keys. */
+    private static final long MAX_FILE_BYTES = 32L << 20;
     private static final Pattern HASH = Pattern.compile("sha256:[0-9a-f]{64}");
 
     /** A hash another tenant holds. */
@@ -64,9 +66,11 @@ public final class TenantKeys {
     /** The keys saved in {@code file}, or none when it does not exist yet; changes are saved there. */
     public static TenantKeys load(Path file) {
         TenantKeys keys = new TenantKeys(Optional.of(file));
-        if (Files.exists(file)) {
+        if (Files.exists(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             try {
-                JsonObject tenants = new JsonObject(Files.readString(file)).getJsonObject("tenants");
+                // Hashes of keys that name tenants: only root's own 0600 file, never through a link.
+                JsonObject tenants = new JsonObject(io.nexuscore.config.PrivateFile.read(file, MAX_FILE_BYTES))
+                        .getJsonObject("tenants");
                 if (tenants == null) {
                     throw new IllegalArgumentException("no 'tenants' object");
                 }

@@ -49,4 +49,32 @@ class SharedSysctlTest {
         assertFalse(Files.exists(first), "nothing left in bpffs");
         assertFalse(Files.exists(second));
     }
+
+    @Test
+    void markersAnotherUserPlantedOrThatHoldNoNumberAreIgnored() throws Exception {
+        KernelTestSupport.requireKernel();
+        BpfFs.ensureMounted();
+        Sysctl sysctl = new Sysctl("net.ipv4.tcp_fwmark_accept", procSys);
+        Files.createDirectories(sysctl.path().getParent());
+        Files.writeString(sysctl.path(), "0\n");
+        Path planted = KernelTestSupport.uniquePinDir(); // a local user's, as a 1777 bpffs allows
+        Path junk = KernelTestSupport.uniquePinDir();    // root's, but its marker is no number
+        Path own = KernelTestSupport.uniquePinDir();
+        try {
+            Files.createDirectories(planted.resolve("sysctl_net_ipv4_tcp_fwmark_accept_was_7"));
+            Shell.ok("chown", "-R", "65534:65534", planted.toString());
+            Files.createDirectories(junk.resolve("sysctl_net_ipv4_tcp_fwmark_accept_was_1x"));
+            SharedSysctl router = new SharedSysctl(sysctl, "1", own);
+            BpfFs.createDirectories(own);
+            router.acquire();
+            assertTrue(Files.isDirectory(own.resolve("sysctl_net_ipv4_tcp_fwmark_accept_was_0")),
+                    "the value found in the sysctl is recorded, not the planted 7 or 1x");
+            router.release();
+            assertEquals("0", sysctl.read(), "the planted markers neither choose the value nor keep it from being restored");
+        } finally {
+            Shell.run("rm", "-r", planted.toString(), junk.toString());
+            KernelDataPath.removePins(own);
+        }
+        assertFalse(Files.exists(own));
+    }
 }

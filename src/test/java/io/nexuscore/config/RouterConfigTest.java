@@ -101,11 +101,35 @@ class RouterConfigTest {
     }
 
     @Test
-    void controlPlaneOffLoopbackIsAllowedWithAToken() {
+    void controlPlaneOffLoopbackIsAllowedWithATokenAndTlsOrAnExplicitPlaintextChoice() {
         JsonObject json = RouterConfig.embeddedDefaults()
                 .mergeIn(new JsonObject("{\"control\": {\"host\": \"0.0.0.0\", \"bearerToken\": \"s3cret-s3cret-s3cret\"}}"), true);
+        assertTrue(assertThrows(ConfigException.class, () -> RouterConfig.fromJson(json)).getMessage()
+                .contains("control.tls"));
+        JsonObject tls = json.copy();
+        tls.getJsonObject("control").put("tls", new JsonObject().put("certFile", "/etc/nx/c.pem").put("keyFile", "/etc/nx/k.pem"));
+        assertEquals(Path.of("/etc/nx/k.pem"), RouterConfig.fromJson(tls).control().tls().orElseThrow().keyFile());
+        json.getJsonObject("control").put("plaintextOffLoopback", true);
         assertEquals(Optional.of("s3cret-s3cret-s3cret"), RouterConfig.fromJson(json).control().bearerToken());
         assertEquals(ControlConfig.Auth.TOKEN, RouterConfig.fromJson(json).control().auth());
+        JsonObject halfTls = RouterConfig.embeddedDefaults().mergeIn(new JsonObject(
+                "{\"control\": {\"tls\": {\"certFile\": \"/etc/nx/c.pem\"}}}"), true);
+        assertTrue(assertThrows(ConfigException.class, () -> RouterConfig.fromJson(halfTls)).getMessage().contains("keyFile"));
+    }
+
+    @Test
+    void requestLimitsHaveSaneDefaultsAndAreValidated() {
+        RequestLimits limits = RouterConfig.fromJson(RouterConfig.embeddedDefaults()).dataPlane().requestLimits();
+        assertEquals(RequestLimits.UnknownFields.REFUSE, limits.unknownFields());
+        assertEquals(1, limits.of(io.nexuscore.classify.Tier.NANO).n());
+        assertEquals(1_024, limits.of(io.nexuscore.classify.Tier.NANO).maxTokens());
+        JsonObject json = RouterConfig.embeddedDefaults().mergeIn(new JsonObject(
+                "{\"dataPlane\": {\"requestLimits\": {\"large\": {\"n\": 0}}}}"), true);
+        assertTrue(assertThrows(ConfigException.class, () -> RouterConfig.fromJson(json)).getMessage()
+                .contains("dataPlane.requestLimits.large.n"));
+        JsonObject typo = RouterConfig.embeddedDefaults().mergeIn(new JsonObject(
+                "{\"dataPlane\": {\"requestLimits\": {\"unknownFields\": \"ignore\"}}}"), true);
+        assertThrows(ConfigException.class, () -> RouterConfig.fromJson(typo));
     }
 
     @Test

@@ -81,11 +81,17 @@ class ControlSecurityTest {
         assertEquals(401, wrong.status(), wrong.text());
         Reply authed = patch(port, "127.0.0.1:" + port, token, null);
         assertEquals(200, authed.status(), authed.text());
-        for (String path : List.of("/healthz", "/metrics", "/thresholds", "/tenants", "/events?types=none")) {
-            if (!path.startsWith("/events")) {
-                assertEquals(200, get(port, "localhost:" + port, path, null).status(), path + " is open on loopback");
-            }
+        for (String path : List.of("/healthz", "/metrics", "/thresholds")) {
+            assertEquals(200, get(port, "localhost:" + port, path, null).status(), path + " is open on loopback");
         }
+        // Key hashes and prefixes, tenant names and upstream errors, members' addresses: never open.
+        for (String path : List.of("/tenants", "/events?types=none", "/fleet")) {
+            Reply anonymousRead = get(port, "localhost:" + port, path, null);
+            assertEquals(401, anonymousRead.status(), path + " needs the token on loopback too: " + anonymousRead.text());
+            assertEquals(ProblemType.TYPE_BASE + "unauthorized", anonymousRead.json().getString("type"));
+        }
+        assertEquals(200, request(port, "GET /tenants HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer " + token
+                + "\r\nConnection: close\r\n\r\n").status());
 
         // A second start on the same state directory reads the same token, and does not print a new one.
         int second = deploy(config);
@@ -101,6 +107,27 @@ class ControlSecurityTest {
         Files.setPosixFilePermissions(config.tokenFile(), PosixFilePermissions.fromString("rw-r--r--"));
         Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> deploy(config));
         assertTrue(String.valueOf(e.getMessage()).contains("chmod 600"), e.getMessage());
+    }
+
+    /** Root accepted a 0600 file any local user planted before the first start: its token became theirs. */
+    @Test
+    void aTokenFileAnotherUserPlantedOrASymlinkIsRefused() throws Exception {
+        io.nexuscore.testing.Privileged.require(io.nexuscore.testing.Privileged.isRoot(), "chown needs root");
+        ControlConfig config = config("127.0.0.1", ControlConfig.Auth.TOKEN);
+        Files.createDirectories(config.tokenFile().getParent());
+        Files.writeString(config.tokenFile(), "attacker-knows-this-token-0123456789\n");
+        Files.setPosixFilePermissions(config.tokenFile(), PosixFilePermissions.fromString("rw-------"));
+        Files.setOwner(config.tokenFile(), config.tokenFile().getFileSystem().getUserPrincipalLookupService()
+                .lookupPrincipalByName("nobody"));
+        Exception planted = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> deploy(config));
+        assertTrue(String.valueOf(planted.getMessage()).contains("not root"), planted.getMessage());
+
+        Files.delete(config.tokenFile());
+        Path elsewhere = Files.writeString(dir.resolve("elsewhere"), "attacker-knows-this-token-0123456789\n");
+        Files.setPosixFilePermissions(elsewhere, PosixFilePermissions.fromString("rw-------"));
+        Files.createSymbolicLink(config.tokenFile(), elsewhere);
+        Exception link = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> deploy(config));
+        assertTrue(String.valueOf(link.getMessage()).contains("symlink"), link.getMessage());
     }
 
     @Test
@@ -135,18 +162,111 @@ class ControlSecurityTest {
         assertEquals(200, patch(port, "127.0.0.1:" + port, null, "http://localhost:" + port).status(), "same origin");
     }
 
+    private ControlConfig offLoopback(String host, Optional<ControlConfig.Tls> tls, boolean plaintext, int perClient) {
+        Path state = dir.resolve("state").resolve("state.json");
+        return new ControlConfig(host, 0, host.equals("127.0.0.1") ? ControlConfig.Auth.NONE : ControlConfig.Auth.TOKEN,
+                Optional.empty(), state.resolveSibling("control.token"), List.of("router.internal"), state, 16, 16,
+                ControlConfig.DEFAULT_MAX_SUBSCRIBERS, perClient, tls, plaintext);
+    }
+
     @Test
-    void offLoopbackTenantsAndEventsNeedTheTokenHealthAndMetricsStayOpen() throws Exception {
-        ControlConfig config = config("0.0.0.0", ControlConfig.Auth.TOKEN);
+    void offLoopbackEveryRouteNeedsTheTokenButTheDashboardsStaticFiles() throws Exception {
+        ControlConfig config = offLoopback("0.0.0.0", Optional.empty(), true, 8);
         int port = deploy(config);
         String token = Files.readString(config.tokenFile()).strip();
         String host = "127.0.0.1:" + port;
-        assertEquals(401, get(port, host, "/tenants", null).status());
-        assertEquals(401, get(port, host, "/events", null).status());
-        assertEquals(200, get(port, host, "/healthz", null).status());
-        assertEquals(200, get(port, host, "/metrics", null).status());
-        assertEquals(200, request(port, "GET /tenants HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer " + token
-                + "\r\nConnection: close\r\n\r\n").status());
+        for (String path : List.of("/healthz", "/metrics", "/thresholds", "/tiers", "/adaptive", "/tenants", "/events",
+                "/fleet")) {
+            assertEquals(401, get(port, host, path, null).status(), path);
+        }
+        assertEquals(200, get(port, host, "/", null).status(), "the dashboard page holds no data; it asks for the token");
+        for (String path : List.of("/healthz", "/metrics", "/thresholds", "/tenants")) {
+            assertEquals(200, request(port, "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nAuthorization: Bearer "
+                    + token + "\r\nConnection: close\r\n\r\n").status(), path);
+        }
+    }
+
+    @Test
+    void offLoopbackWithoutTlsIsRefusedUnlessTheOperatorSaysSo() {
+        io.nexuscore.config.ConfigException e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.nexuscore.config.ConfigException.class, () -> offLoopback("0.0.0.0", Optional.empty(), false, 8));
+        assertTrue(e.getMessage().contains("control.tls") && e.getMessage().contains("plaintextOffLoopback"), e.getMessage());
+        offLoopback("0.0.0.0", Optional.empty(), true, 8); // the explicit choice
+    }
+
+    /** "127.evil.example" passed a prefix check; a name resolves to whatever DNS or /etc/hosts says. */
+    @Test
+    void loopbackMeansAnIpLiteral() {
+        for (String name : List.of("127.evil.example", "127.0.0.1.nip.io", "localhost", "127.1")) {
+            assertFalse(ControlConfig.isLoopback(name), name);
+            org.junit.jupiter.api.Assertions.assertThrows(io.nexuscore.config.ConfigException.class,
+                    () -> config(name, ControlConfig.Auth.NONE), name + " with auth none");
+        }
+        for (String literal : List.of("127.0.0.1", "127.0.0.2", "::1", "[::1]")) {
+            assertTrue(ControlConfig.isLoopback(literal), literal);
+        }
+    }
+
+    @Test
+    void tlsServesHttpsAndRefusesAKeyOthersCanRead() throws Exception {
+        io.nexuscore.testing.Privileged.require(new ProcessBuilder("openssl", "version").start().waitFor() == 0,
+                "openssl is not installed");
+        Path cert = dir.resolve("control.crt");
+        Path key = dir.resolve("control.key");
+        Process p = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                "-nodes", "-keyout", key.toString(), "-out", cert.toString(), "-days", "1", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+        ControlConfig.Tls tls = new ControlConfig.Tls(cert, key);
+        ControlConfig config = offLoopback("0.0.0.0", Optional.of(tls), false, 8);
+        int port = deploy(config);
+        String token = Files.readString(config.tokenFile()).strip();
+
+        io.vertx.core.http.HttpClient https = vertx.createHttpClient(new io.vertx.core.http.HttpClientOptions().setSsl(true)
+                .setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(cert.toString())));
+        io.vertx.core.http.HttpClientResponse answer = https.request(new io.vertx.core.http.RequestOptions()
+                        .setHost("127.0.0.1").setPort(port).setURI("/healthz").putHeader("Authorization", "Bearer " + token))
+                .compose(r -> r.send()).await(10, TimeUnit.SECONDS);
+        assertEquals(200, answer.statusCode());
+        // Plain HTTP to the TLS port gets no answer of the control plane.
+        String plain;
+        try {
+            plain = get(port, "127.0.0.1:" + port, "/healthz", null).text();
+        } catch (IOException | RuntimeException e) {
+            plain = "";
+        }
+        assertFalse(plain.startsWith("HTTP/1.1 200"), plain);
+
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-r--r--"));
+        Exception refused = org.junit.jupiter.api.Assertions.assertThrows(Exception.class, () -> deploy(config));
+        assertTrue(String.valueOf(refused.getMessage()).contains("chmod 600"), refused.getMessage());
+    }
+
+    /** With auth "none" nobody holds a token: the per-client bound answers 503 (and one client cannot take every slot). */
+    @Test
+    void eventStreamsAreBoundedPerClient() throws Exception {
+        int port = deploy(offLoopback("127.0.0.1", Optional.empty(), false, 2));
+        List<Socket> open = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                Socket s = new Socket(InetAddress.getLoopbackAddress(), port);
+                s.getOutputStream().write(("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                s.setSoTimeout(10_000);
+                byte[] head = new byte[12];
+                assertEquals(12, s.getInputStream().readNBytes(head, 0, 12));
+                assertEquals("HTTP/1.1 200", new String(head, StandardCharsets.US_ASCII));
+                open.add(s);
+            }
+            Reply third = request(port, "GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+            assertEquals(503, third.status(), third.text());
+            assertTrue(third.text().contains("maxSubscribersPerClient"), third.text());
+        } finally {
+            for (Socket s : open) {
+                s.close();
+            }
+        }
     }
 
     /**

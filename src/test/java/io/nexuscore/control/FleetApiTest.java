@@ -32,7 +32,7 @@ class FleetApiTest {
     @Test
     void aRouterAloneAnswers409NotInFleet(Vertx vertx, VertxTestContext ctx) {
         fx = new ControlFixture(ControlPorts.userSpace(Thresholds.DEFAULT, "test"), 10, 10);
-        fx.deploy(vertx).compose(f -> fx.get("/fleet").send()).onComplete(ctx.succeeding(r -> ctx.verify(() -> {
+        fx.deploy(vertx).compose(f -> fx.authed(fx.get("/fleet")).send()).onComplete(ctx.succeeding(r -> ctx.verify(() -> {
             assertEquals(409, r.statusCode());
             assertEquals(ProblemType.TYPE_BASE + "not-in-fleet", r.bodyAsJsonObject().getString("type"));
             assertEquals("application/problem+json", r.getHeader("Content-Type"));
@@ -58,7 +58,7 @@ class FleetApiTest {
         };
         fx = new ControlFixture(ControlPorts.userSpace(Thresholds.DEFAULT, "test").withFleet(fleet), 10, 10);
         fx.deploy(vertx)
-                .compose(f -> fx.get("/fleet").send())
+                .compose(f -> fx.authed(fx.get("/fleet")).send())
                 .compose(r -> {
                     ctx.verify(() -> {
                         assertEquals(200, r.statusCode());

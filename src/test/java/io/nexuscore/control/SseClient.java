@@ -45,6 +45,7 @@ final class SseClient {
         SseClient client = new SseClient(vertx);
         return client.http.request(HttpMethod.GET, port, "127.0.0.1", uri).compose(req -> {
             lastEventId.ifPresent(id -> req.putHeader("Last-Event-ID", Long.toString(id)));
+            req.putHeader("Authorization", "Bearer " + ControlFixture.TOKEN); // GET /events needs the token
             return req.send();
         }).map(resp -> {
             client.response = resp;

@@ -62,7 +62,7 @@ class TenantsAndReloadApiTest {
                 })
                 .compose(replaced -> {
                     ctx.verify(() -> assertEquals(200, replaced.statusCode()));
-                    return fx.get("/tenants").send();
+                    return fx.authed(fx.get("/tenants")).send();
                 })
                 .compose(list -> {
                     ctx.verify(() -> assertEquals(new JsonArray().add(new JsonObject()

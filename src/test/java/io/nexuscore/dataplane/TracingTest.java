@@ -198,14 +198,36 @@ class TracingTest {
     }
 
     @Test
-    void unsampledTraceparentIsNotRecorded() {
+    void aClientsUnsampledFlagDoesNotSuppressTheServerSpan() {
         RouterFixture.Reply reply = post("/v1/chat/completions", RouterFixture.chat(20).toBuffer(),
                 "00-" + TRACE_ID + "-" + PARENT_SPAN_ID + "-00");
         assertEquals(200, reply.status());
-        // A traced request afterwards: once its span is exported, the unsampled one would have been too.
-        assertEquals(200, post("/v1/completions", new JsonObject().put("prompt", "x").toBuffer(), null).status());
         SpanData span = onlySpan();
-        assertEquals("text_completion", span.getName(), "only the sampled request's span");
+        assertEquals(TRACE_ID, span.getTraceId(), "still the client's trace");
+        assertEquals(PARENT_SPAN_ID, span.getParentSpanId());
+        assertTrue(span.getSpanContext().isSampled(), "recorded: the span is the operator's audit trail");
+    }
+
+    @Test
+    void anOperatorWhoOptsInLetsAnUnsampledTraceparentSuppressTheSpan(Vertx vertx) throws Exception {
+        InMemorySpanExporter own = InMemorySpanExporter.create();
+        JsonObject config = RouterFixture.config(upstream).put("telemetry", new JsonObject()
+                .put("honorClientSampled", true).put("otlp", new JsonObject().put("enabled", true)));
+        RouterRuntime optedIn = RouterRuntime.start(RouterConfig.fromJson(config), new RecordingEventSink(), otlp -> own);
+        try {
+            HttpClient c = vertx.createHttpClient();
+            for (String flags : new String[] {"00", "01"}) {
+                RequestOptions options = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1")
+                        .setPort(optedIn.dataPlanePort()).setURI("/v1/chat/completions")
+                        .putHeader("Content-Type", "application/json")
+                        .putHeader("traceparent", "00-" + TRACE_ID + "-" + PARENT_SPAN_ID + "-" + flags);
+                assertEquals(200, RouterFixture.exchange(c, options, RouterFixture.chat(20).toBuffer()).await().status());
+            }
+            optedIn.tracing().flush(5_000);
+            assertEquals(1, own.getFinishedSpanItems().size(), "only the sampled request's span: " + own.getFinishedSpanItems());
+        } finally {
+            optedIn.close();
+        }
     }
 
     @Test

@@ -81,7 +81,7 @@ final class ControlClient {
      * event's data matches, or fails after 20 s.
      */
     JsonObject awaitEvent(String type, Predicate<JsonObject> matches) {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/events?types=" + type))
+        HttpRequest request = request("/events?types=" + type) // with the token: GET /events needs it
                 .header("Last-Event-ID", "0").GET().build();
         CompletableFuture<HttpResponse<Stream<String>>> sent = http.sendAsync(request, HttpResponse.BodyHandlers.ofLines());
         CompletableFuture<JsonObject> found = sent.thenApplyAsync(response -> {

@@ -115,6 +115,9 @@ class DashboardBrowserTest {
     @Order(1)
     void thePageLoadsAndItsNumbersMoveWhenTrafficFlows() {
         open();
+        // The feed (GET /events) and the tenants (GET /tenants) need the token on loopback too.
+        browser.executeScript("sessionStorage.setItem('nexuscore.token', arguments[0])", TOKEN);
+        open();
         wait.until(d -> text("mode").equals("user"));
         wait.until(d -> number("requests-nano") >= 0);
         long before = number("requests-nano");
@@ -152,15 +155,7 @@ class DashboardBrowserTest {
     void aThresholdTypedIntoTheEditorChangesTheNextRequestsTier() {
         browser.executeScript("sessionStorage.clear()");
         open();
-        wait.until(d -> text("nano-max").equals("60") && text("small-max").equals("130"));
-        assertEquals("small", assignedTier(post(RequestSuite.SMALL)), "score 72 is small under 60/130");
-
-        WebElement nano = browser.findElement(By.id("nano-max-input"));
-        nano.clear();
-        nano.sendKeys("100");
-        browser.findElement(By.id("thresholds-apply")).click();
-
-        // No token yet: the PATCH answers 401 and the page asks for one. A wrong one is asked again.
+        // No token yet: the feed's GET /events answers 401 and the page asks for one. A wrong one is asked again.
         WebElement dialog = browser.findElement(By.id("token-dialog"));
         wait.until(d -> dialog.isDisplayed());
         browser.findElement(By.id("token-input")).sendKeys("not-the-token");
@@ -169,6 +164,15 @@ class DashboardBrowserTest {
         screenshot("dashboard-token-prompt.png");
         browser.findElement(By.id("token-input")).sendKeys(TOKEN);
         browser.findElement(By.id("token-submit")).click();
+        wait.until(d -> !dialog.isDisplayed());
+
+        wait.until(d -> text("nano-max").equals("60") && text("small-max").equals("130"));
+        assertEquals("small", assignedTier(post(RequestSuite.SMALL)), "score 72 is small under 60/130");
+
+        WebElement nano = browser.findElement(By.id("nano-max-input"));
+        nano.clear();
+        nano.sendKeys("100");
+        browser.findElement(By.id("thresholds-apply")).click();
 
         wait.until(d -> text("nano-max").equals("100"));
         wait.until(d -> text("threshold-source").startsWith("API"));

@@ -25,11 +25,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code POST /{name}/v1/responses} and {@code /{name}/v1/messages} answer as servers that speak the
  * Responses and Messages APIs do ("natively served by {name}"), plain or streamed.
  * {@code POST /{name}/v1/embeddings} answers embeddings computed from the inputs' lengths (see {@link #embeddings}).
- * {@link #hold()} parks requests until {@link #release()}, for deadline and queue tests.
+ * {@link #hold()} parks requests until {@link #release()}, for deadline and queue tests;
+ * {@link #delayAnswers(long)} makes it a slow model server (a timer per answer, no thread blocked).
  */
 public final class LocalOpenAiServer {
 
+    private final Vertx vertx;
     private final HttpServer server;
+    private volatile long delayMs;
     private final AtomicInteger received = new AtomicInteger();
     private final ConcurrentLinkedQueue<JsonObject> bodies = new ConcurrentLinkedQueue<>();
     private final List<Runnable> parked = new ArrayList<>();
@@ -41,7 +44,8 @@ public final class LocalOpenAiServer {
     private final AtomicInteger abandoned = new AtomicInteger();
     private final ConcurrentLinkedQueue<Integer> clientPorts = new ConcurrentLinkedQueue<>();
 
-    private LocalOpenAiServer(HttpServer server) {
+    private LocalOpenAiServer(Vertx vertx, HttpServer server) {
+        this.vertx = vertx;
         this.server = server;
     }
 
@@ -52,7 +56,7 @@ public final class LocalOpenAiServer {
     /** On a given port (0: any), e.g. to bring back an endpoint the router saw die. */
     public static Future<LocalOpenAiServer> start(Vertx vertx, int port) {
         HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(port));
-        LocalOpenAiServer local = new LocalOpenAiServer(server);
+        LocalOpenAiServer local = new LocalOpenAiServer(vertx, server);
         server.requestHandler(local::handle);
         return server.listen().map(s -> local);
     }
@@ -77,6 +81,14 @@ public final class LocalOpenAiServer {
     /** The client-side port of every request's connection, in arrival order (which connection carried it). */
     public List<Integer> clientPorts() {
         return List.copyOf(clientPorts);
+    }
+
+    /** From now on answer each request {@code millis} after its body arrived (0: at once), as a slow model server would. */
+    public void delayAnswers(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("delay must be 0 or more: " + millis);
+        }
+        delayMs = millis;
     }
 
     /** From now on, park requests instead of answering them. */
@@ -167,7 +179,12 @@ public final class LocalOpenAiServer {
                         return;
                     }
                 }
-                answer.run();
+                long delay = delayMs;
+                if (delay > 0) {
+                    vertx.setTimer(delay, t -> answer.run());
+                } else {
+                    answer.run();
+                }
             });
             return;
         }

@@ -50,10 +50,15 @@ public final class Sdks {
 
     /** Runs {@code script} (JavaScript, ES module) with node, the npm SDKs resolvable from it. */
     public static Result node(String script, Map<String, String> env) {
+        return node(script, env, List.of());
+    }
+
+    /** {@link #node(String, Map)} under {@code wrapper} (e.g. {@code ip netns exec NAME}: a client in another namespace). */
+    public static Result node(String script, Map<String, String> env, List<String> wrapper) {
         requireInstalled();
         Path file = write("script-", ".mjs", script);
         try {
-            return run(List.of("node", file.toString()), env, SCRIPT_TIMEOUT);
+            return run(wrapped(wrapper, "node", file.toString()), env, SCRIPT_TIMEOUT);
         } finally {
             delete(file);
         }
@@ -61,13 +66,24 @@ public final class Sdks {
 
     /** Runs {@code script} (Python 3) with the venv's interpreter, the PyPI SDKs importable. */
     public static Result python(String script, Map<String, String> env) {
+        return python(script, env, List.of());
+    }
+
+    /** {@link #python(String, Map)} under {@code wrapper} (e.g. {@code ip netns exec NAME}). */
+    public static Result python(String script, Map<String, String> env, List<String> wrapper) {
         requireInstalled();
         Path file = write("script-", ".py", script);
         try {
-            return run(List.of(DIR.resolve("py/bin/python").toString(), file.toString()), env, SCRIPT_TIMEOUT);
+            return run(wrapped(wrapper, DIR.resolve("py/bin/python").toString(), file.toString()), env, SCRIPT_TIMEOUT);
         } finally {
             delete(file);
         }
+    }
+
+    private static List<String> wrapped(List<String> wrapper, String... command) {
+        List<String> all = new java.util.ArrayList<>(wrapper);
+        all.addAll(List.of(command));
+        return all;
     }
 
     /** Installs once per JVM; skips (outside CI) or fails (CI=true) with the reason when it cannot. */
