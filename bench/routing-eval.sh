@@ -5,7 +5,7 @@
 # independent cl100k_base count (jtokkit), the confusion matrix, and how often the router's observed
 # tier (X-NX-Tier) and token count (X-NX-Tokens) equal that count. Loopback only; run it with the
 # adaptive loop off (PATCH /adaptive) so the thresholds stay put, or it warns.
-#   bench/routing-eval.sh [--client one-write|jdk|openai-python|urllib] [--band-percent 20] [--concurrency 4] [--limit N] [--corpora NAME=FILE,...] [--tools N] [--content parts] [--system TEXT] [--non-ascii escaped] [--turns N] [--api completions]
+#   bench/routing-eval.sh [--client one-write|jdk|openai-python|urllib] [--band-percent 20] [--concurrency 4] [--limit N] [--corpora NAME=FILE,...] [--tools N] [--content parts] [--system TEXT] [--non-ascii escaped] [--turns N] [--api completions|responses|messages]
 # --tools N (1-8) sends each prompt as a function-calling request with N tool definitions after the messages.
 # --content parts writes each message's content as a list of text parts instead of a string.
 # --system TEXT puts a system message before each prompt (the truth then counts both, joined by a line break).
@@ -16,6 +16,8 @@
 # fetch do), jdk (java.net.http: the head, then the body), openai-python (the official OpenAI SDK,
 # httpx: the head, then the body), urllib (Python's standard library, the same shape).
 # --api completions sends each prompt as the "prompt" string of a legacy /v1/completions request.
+# --api responses / --api messages send each conversation as an OpenAI Responses (instructions, input) or an
+# Anthropic Messages (system, messages) request; the router scores them as the equivalent chat.
 # The corpus directory is ../shared/corpus beside the checkout, or NEXUSCORE_CORPUS.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/lib.sh"

@@ -16,6 +16,11 @@ import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.config.EmbeddingsConfig;
+import io.nexuscore.config.UpstreamConfig;
+import io.nexuscore.dataplane.ApiTargets;
+import io.nexuscore.tiers.upstream.EmbeddingsUpstream;
+import io.vertx.core.json.JsonObject;
 import io.nexuscore.classify.TokenGain;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.config.ConfigException;
@@ -215,7 +220,8 @@ public final class RouterRuntime implements AutoCloseable {
             RequestTracing tracing = RequestTracing.start(config.telemetry(), spanExporters);
             started.add(tracing);
             DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                    sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks, wiring.control().keys(), tracing);
+                    sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks, wiring.control().keys(), tracing,
+                    apiTargets(config, vertx, registry, started));
 
             List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
             Optional<FleetService> joined = Optional.empty();
@@ -390,5 +396,27 @@ public final class RouterRuntime implements AutoCloseable {
         } catch (Exception e) {
             LOG.log(Level.WARNING, "close failed: " + e, e);
         }
+    }
+    /**
+     * The models a client may name beyond the tiers' (each upstream tier's upstream model, the
+     * embeddings model) and the embeddings target, when one is configured.
+     */
+    private static ApiTargets apiTargets(RouterConfig config, Vertx vertx, MeterRegistry registry,
+                                         List<AutoCloseable> started) {
+        List<JsonObject> more = new ArrayList<>();
+        for (Tier tier : Tier.values()) {
+            config.tier(tier).upstream().ifPresent(u -> more.add(new JsonObject().put("id", u.model())
+                    .put("object", "model").put("created", 0).put("owned_by", "upstream").put("tier", tier.label())));
+        }
+        EmbeddingsConfig embeddings = config.embeddings();
+        if (embeddings.upstream().isEmpty()) {
+            return new ApiTargets(more, Optional.empty());
+        }
+        UpstreamConfig upstream = embeddings.upstream().get();
+        String listed = embeddings.listedModel().orElseThrow();
+        more.add(new JsonObject().put("id", listed).put("object", "model").put("created", 0).put("owned_by", "nexuscore"));
+        EmbeddingsUpstream target = new EmbeddingsUpstream(vertx, upstream, embeddings.maxConnections());
+        started.add(target);
+        return new ApiTargets(more, Optional.of(new ApiTargets.Embeddings(target, upstream.model(), listed, registry)));
     }
 }

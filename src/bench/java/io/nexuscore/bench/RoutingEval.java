@@ -48,8 +48,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
  *     [--concurrency 4] [--limit 0] [--client one-write|jdk|openai-python|urllib] [--tools 0] [--content string|parts] [--system TEXT] [--non-ascii raw|escaped]
- *     [--turns 1] [--api chat|completions]
+ *     [--turns 1] [--api chat|completions|responses|messages]
  * </pre>
+ * {@code --api responses} / {@code --api messages} send each conversation as an OpenAI Responses
+ * request (instructions, input) or an Anthropic Messages request (system, messages); the truth is the
+ * same text, which the router translates to the same chat.
  * {@code --api completions} sends each prompt to the legacy {@code /v1/completions} as its {@code prompt}
  * string (with {@code --turns N}, the conversation's contents joined by line breaks); the other
  * shape options apply to chat requests only.
@@ -178,7 +181,14 @@ public final class RoutingEval {
         String system = a.value("system", "");
         boolean escape = "escaped".equals(a.value("non-ascii", "raw"));
         int turns = Math.max(1, a.intValue("turns", 1));
-        boolean completions = "completions".equals(a.value("api", "chat"));
+        String api = a.value("api", "chat");
+        if (!List.of("chat", "completions", "responses", "messages").contains(api)) {
+            throw new IllegalArgumentException("--api must be chat, completions, responses or messages, got " + api);
+        }
+        boolean completions = "completions".equals(api);
+        if (!a.value("tools", "0").equals("0") && !"chat".equals(api)) {
+            throw new IllegalArgumentException("--tools applies to --api chat only (the router refuses tools on " + api + ")");
+        }
         Map<String, List<String>> corpora = corpora(a.value("corpora", ""), limit);
         ScoreWeights weights = ScoreWeights.DEFAULT;
 
@@ -198,7 +208,9 @@ public final class RoutingEval {
                 + (system.isEmpty() ? "" : ", system message \"" + system + "\" first")
                 + (escape ? ", non-ASCII written as \\u escapes" : "")
                 + (turns == 1 ? "" : ", " + turns + "-message conversations (earlier prompts of the corpus as history)")
-                + (completions ? ", legacy /v1/completions with the prompt string" : ""));
+                + (completions ? ", legacy /v1/completions with the prompt string" : "")
+                + ("responses".equals(api) ? ", OpenAI Responses API (/v1/responses: instructions and input)" : "")
+                + ("messages".equals(api) ? ", Anthropic Messages API (/v1/messages: system and messages)" : ""));
 
         List<Tally> tallies = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
@@ -211,7 +223,7 @@ public final class RoutingEval {
                 for (int i = 0; i < prompts.size(); i++) {
                     List<String> conversation = conversation(prompts, i, turns);
                     sent.add(pool.submit(() -> evaluate(poster, url,
-                            conversation, completions, tools, parts, system, escape, before, weights, band, tally)));
+                            conversation, api, tools, parts, system, escape, before, weights, band, tally)));
                 }
                 for (Future<?> f : sent) {
                     f.get();
@@ -262,35 +274,62 @@ public final class RoutingEval {
     }
 
     /** @param conversation the messages' contents, oldest first; the last is the user's prompt */
-    private static void evaluate(Poster poster, URI url, List<String> conversation, boolean completions, JsonArray tools,
+    private static void evaluate(Poster poster, URI url, List<String> conversation, String api, JsonArray tools,
                                  boolean parts, String system, boolean escape, Thresholds thresholds, ScoreWeights weights,
                                  double band, Tally tally) {
         String prompt = conversation.get(conversation.size() - 1);
+        boolean completions = "completions".equals(api);
+        // The Responses and Messages APIs carry the system text in a field of its own.
+        boolean systemField = "responses".equals(api) || "messages".equals(api);
         List<JsonObject> messages = new ArrayList<>();
-        if (!system.isEmpty()) {
+        if (!system.isEmpty() && !systemField) {
             messages.add(new JsonObject().put("role", "system").put("content", system));
         }
         for (int m = 0; m < conversation.size(); m++) {
             String text = conversation.get(m);
-            Object content = parts ? new JsonArray().add(new JsonObject().put("type", "text").put("text", text)) : text;
+            String partType = "responses".equals(api) ? "input_text" : "text";
+            Object content = parts ? new JsonArray().add(new JsonObject().put("type", partType).put("text", text)) : text;
             // Counted back from the last message, which is the user's.
             String role = (conversation.size() - 1 - m) % 2 == 0 ? "user" : "assistant";
             messages.add(new JsonObject().put("role", role).put("content", content));
         }
         String contents = String.join("\n", conversation);
         String joined = system.isEmpty() ? contents : system + "\n" + contents; // what the guests count
-        JsonObject request = new JsonObject().put("model", "nexus").put("max_tokens", 16);
-        if (completions) {
-            request.put("prompt", joined);
-        } else {
-            request.put("messages", messages);
+        JsonObject request = new JsonObject().put("model", "nexus");
+        String path;
+        switch (api) {
+            case "completions" -> {
+                request.put("max_tokens", 16).put("prompt", joined);
+                path = "/v1/completions";
+            }
+            case "responses" -> {
+                if (!system.isEmpty()) {
+                    request.put("instructions", system);
+                }
+                // One plain turn is a string input, as most Responses clients send it.
+                request.put("input", messages.size() == 1 && !parts ? (Object) prompt : new JsonArray(messages))
+                        .put("max_output_tokens", 16);
+                path = "/v1/responses";
+            }
+            case "messages" -> {
+                request.put("max_tokens", 16);
+                if (!system.isEmpty()) {
+                    request.put("system", system);
+                }
+                request.put("messages", messages);
+                path = "/v1/messages";
+            }
+            default -> {
+                request.put("max_tokens", 16).put("messages", messages);
+                path = "/v1/chat/completions";
+            }
         }
         if (!tools.isEmpty() && !completions) {
             request.put("tools", tools);
         }
         String body = escape ? escapeNonAscii(request.encode()) : request.encode();
         try {
-            OneWriteClient.Answer response = poster.post(url, completions ? "/v1/completions" : "/v1/chat/completions", body);
+            OneWriteClient.Answer response = poster.post(url, path, body);
             String assigned = response.header("x-nx-assigned-tier");
             String observed = response.header("x-nx-tier");
             if (response.status() != 200 || assigned == null || observed == null) {

@@ -24,7 +24,8 @@ public record RouterConfig(
         MetricsConfig metrics,
         TelemetryConfig telemetry,
         ClusterConfig cluster,
-        AdaptiveConfig adaptive) {
+        AdaptiveConfig adaptive,
+        EmbeddingsConfig embeddings) {
 
     /** The embedded default configuration, a classpath resource. */
     public static final String DEFAULT_RESOURCE = "nexuscore.json";
@@ -59,7 +60,7 @@ public record RouterConfig(
     public static RouterConfig fromJson(JsonObject json) {
         Json root = new Json(json, "");
         root.allowOnly(Set.of("dataPlane", "control", "kernel", "scoring", "tiers", "metrics", "telemetry",
-                "cluster", "adaptive"));
+                "cluster", "adaptive", "embeddings"));
         Json tierSection = root.section("tiers");
         tierSection.allowOnly(Set.of("nano", "small", "large"));
         Map<Tier, TierConfig> tiers = new EnumMap<>(Tier.class);
@@ -75,7 +76,8 @@ public record RouterConfig(
                 MetricsConfig.from(root.section("metrics")),
                 TelemetryConfig.from(root.section("telemetry")),
                 ClusterConfig.from(root.section("cluster")),
-                AdaptiveConfig.from(root.section("adaptive")));
+                AdaptiveConfig.from(root.section("adaptive")),
+                EmbeddingsConfig.from(root.section("embeddings")));
     }
 
     static JsonObject embeddedDefaults() {

@@ -22,19 +22,40 @@ import java.util.Set;
  *                           no byte of the answer went to the client
  * @param ejectAfter         consecutive failures that eject an endpoint
  * @param ejectMs            how long an ejected endpoint rests before one probe request may try it
- * @param apiKey             sent as a bearer token when present: {@code apiKey} inline, or
- *                           {@code apiKeyFile}, a file holding only the key (root's, mode 0600, no
- *                           symlink), read once at start so the key stays out of the config file
+ * @param apiKey             sent as a bearer token when present (as {@code x-api-key} to a Messages API):
+ *                           {@code apiKey} inline, or {@code apiKeyFile}, a file holding only the key
+ *                           (root's, mode 0600, no symlink), read once at start so the key stays out
+ *                           of the config file
+ * @param nativeApis         the client APIs besides chat completions the servers speak themselves
+ *                           ({@value #RESPONSES} at baseUrl + /responses, {@value #MESSAGES} at
+ *                           baseUrl + /messages): such requests go to them as the client wrote them
+ *                           instead of being translated to a chat
  */
 public record UpstreamConfig(List<URI> baseUrls, String model, long timeoutMs, long connectTimeoutMs,
                              long firstByteTimeoutMs, long idleTimeoutMs, int maxRetries, int ejectAfter,
-                             long ejectMs, Optional<String> apiKey) {
+                             long ejectMs, Optional<String> apiKey, Set<String> nativeApis) {
+
+    public static final String RESPONSES = "responses";
+    public static final String MESSAGES = "messages";
 
     public UpstreamConfig {
+        nativeApis = Set.copyOf(nativeApis);
+        for (String api : nativeApis) {
+            if (!api.equals(RESPONSES) && !api.equals(MESSAGES)) {
+                throw new ConfigException("upstream.apis may hold \"responses\" and \"messages\", got \"" + api + "\"");
+            }
+        }
         baseUrls = List.copyOf(baseUrls);
         if (baseUrls.isEmpty()) {
             throw new ConfigException("upstream.baseUrls must list at least one endpoint");
         }
+    }
+
+    /** Servers that speak chat completions only. */
+    public UpstreamConfig(List<URI> baseUrls, String model, long timeoutMs, long connectTimeoutMs, long firstByteTimeoutMs,
+                          long idleTimeoutMs, int maxRetries, int ejectAfter, long ejectMs, Optional<String> apiKey) {
+        this(baseUrls, model, timeoutMs, connectTimeoutMs, firstByteTimeoutMs, idleTimeoutMs, maxRetries, ejectAfter,
+                ejectMs, apiKey, Set.of());
     }
 
     /** One endpoint with the default timeouts and health settings (tests and tools). */
@@ -45,7 +66,7 @@ public record UpstreamConfig(List<URI> baseUrls, String model, long timeoutMs, l
 
     static UpstreamConfig from(Json json) {
         json.allowOnly(Set.of("baseUrl", "baseUrls", "model", "timeoutMs", "connectTimeoutMs", "firstByteTimeoutMs",
-                "idleTimeoutMs", "maxRetries", "ejectAfter", "ejectMs", "apiKey", "apiKeyFile"));
+                "idleTimeoutMs", "maxRetries", "ejectAfter", "ejectMs", "apiKey", "apiKeyFile", "apis"));
         List<String> urls = json.strings("baseUrls", List.of());
         String single = json.string("baseUrl", null);
         if (single != null && !urls.isEmpty()) {
@@ -70,7 +91,19 @@ public record UpstreamConfig(List<URI> baseUrls, String model, long timeoutMs, l
                 json.integer("maxRetries", 1, 0, 16),
                 json.integer("ejectAfter", 3, 1, 1_000),
                 json.number("ejectMs", 5_000, 1, 3_600_000),
-                apiKey(json));
+                apiKey(json),
+                apis(json));
+    }
+
+    private static Set<String> apis(Json json) {
+        List<String> apis = json.strings("apis", List.of());
+        for (String api : apis) {
+            if (!api.equals(RESPONSES) && !api.equals(MESSAGES)) {
+                throw new ConfigException(json.field("apis") + " may hold \"responses\" and \"messages\" (the APIs the"
+                        + " servers speak besides chat completions), got \"" + api + "\"");
+            }
+        }
+        return Set.copyOf(apis);
     }
 
     /** Maximum size of an apiKeyFile: keys are tens of bytes; anything this large is not one. */

@@ -1,6 +1,8 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.dataplane.apis.StreamTranslator;
+import io.nexuscore.dataplane.apis.TranslatedRequest;
 import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.tenants.TenantKeys;
 
@@ -41,6 +43,7 @@ import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -83,6 +86,8 @@ public final class DataPlaneHandler {
     private static final CharSequence MISROUTE_NAME = HttpHeaders.createOptimized(HEADER_MISROUTE);
     private static final CharSequence APPLICATION_JSON = HttpHeaders.createOptimized("application/json");
     private static final String BEARER = "Bearer ";
+    /** Anthropic's API key header, taken as a tenant key like {@code Authorization: Bearer}. */
+    static final String API_KEY_HEADER = "x-api-key";
     /** Status recorded (never sent) when the client left before its answer was ready, as nginx logs it. */
     static final int CLIENT_CLOSED = 499;
 
@@ -112,6 +117,9 @@ public final class DataPlaneHandler {
     private final ConnectionInspector connections;
     private final double misrouteBand;
     private final InferenceSpans spans;
+    private final Optional<EmbeddingsRoute> embeddings;
+    /** Each tier's model, as answers name it. */
+    private final Map<Tier, String> tierModels;
 
     /**
      * @param resolverPool where kernel-mode resolution runs; required when {@code resolver.blocking()}
@@ -166,7 +174,18 @@ public final class DataPlaneHandler {
                             Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
                             LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
                             Map<Tier, Tier> fallbacks, TenantKeys keys, RequestTracing tracing) {
+        this(config, resolver, backends, models, metrics, events, latencyRecorder, resolverPool, floors, fallbacks, keys,
+                tracing, ApiTargets.NONE);
+    }
+
+    /** As above, with the models and the embeddings target beyond the tiers ({@code targets}). */
+    public DataPlaneHandler(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
+                            Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
+                            LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
+                            Map<Tier, Tier> fallbacks, TenantKeys keys, RequestTracing tracing, ApiTargets targets) {
         this.spans = new InferenceSpans(tracing);
+        this.embeddings = targets.embeddings().map(e -> new EmbeddingsRoute(e.upstream(), e.upstreamModel(),
+                e.listedModel(), e.registry(), events, metrics, spans));
         this.keys = keys;
         this.keysRequired = config.tenantKeys() == DataPlaneConfig.TenantKeys.REQUIRED;
         this.connections = new ConnectionInspector(floors);
@@ -189,10 +208,13 @@ public final class DataPlaneHandler {
                 guestTiers.add(tier);
             }
         }
-        this.models = OpenAiResponses.models(models.entrySet().stream()
-                .map(e -> new JsonObject().put("id", e.getValue()).put("object", "model").put("created", 0)
-                        .put("owned_by", "nexuscore").put("tier", e.getKey().label()))
-                .toList()).toBuffer();
+        this.tierModels = models.isEmpty() ? new EnumMap<>(Tier.class) : new EnumMap<>(models);
+        LinkedHashMap<String, JsonObject> listed = new LinkedHashMap<>();
+        models.forEach((tier, model) -> listed.putIfAbsent(model, new JsonObject().put("id", model).put("object", "model")
+                .put("created", 0).put("owned_by", "nexuscore").put("tier", tier.label())));
+        // Names that several tiers (or a tier and its upstream) share are listed once.
+        targets.moreModels().forEach(m -> listed.putIfAbsent(m.getString("id"), m));
+        this.models = OpenAiResponses.models(listed.values()).toBuffer();
         this.metrics = metrics;
         this.events = events;
         this.latencyRecorder = latencyRecorder;
@@ -245,6 +267,11 @@ public final class DataPlaneHandler {
             request.response().putHeader("Content-Type", "application/json").end(models.copy());
             return;
         }
+        if (endpoint.kind() == Endpoint.Kind.EMBEDDINGS && embeddings.isEmpty()) {
+            reject(request, ProblemType.NOT_FOUND.problem("no embeddings target is configured on this router "
+                    + "(embeddings.upstream)"));
+            return;
+        }
         long declared = declaredLength(request);
         if (declared > maxBodyBytes) {
             // Refuse before reading a byte of it; closing is the only way not to read the rest.
@@ -272,10 +299,21 @@ public final class DataPlaneHandler {
                 return owner.get();
             }
         }
+        // Anthropic's SDKs send the key as x-api-key: the same tenant keys, on every endpoint.
+        String apiKey = request.getHeader(API_KEY_HEADER);
+        if (apiKey != null) {
+            Optional<String> owner = keys.tenantOf(apiKey.trim());
+            if (owner.isPresent()) {
+                return owner.get();
+            }
+            if (authorization == null) {
+                authorization = apiKey; // present, not a tenant's: "invalid", not "missing", below
+            }
+        }
         if (keysRequired) {
             boolean missing = authorization == null;
             rejectAndClose(request, ProblemType.UNAUTHORIZED.problem(missing
-                            ? "this data plane requires 'Authorization: Bearer <key>' with a tenant's API key"
+                            ? "this data plane requires a tenant's API key ('Authorization: Bearer <key>' or 'x-api-key: <key>')"
                             : "the API key is not one of a tenant's")
                     .withHeader("WWW-Authenticate", missing ? "Bearer realm=\"nexuscore\""
                             : "Bearer realm=\"nexuscore\", error=\"invalid_token\""));
@@ -435,6 +473,10 @@ public final class DataPlaneHandler {
     }
 
     private void onBody(HttpServerRequest request, Endpoint endpoint, String tenant, Buffer body, long start) {
+        if (endpoint.kind() == Endpoint.Kind.EMBEDDINGS) {
+            embeddings.orElseThrow().serve(request, endpoint, tenant, body, start);
+            return;
+        }
         InferenceRequest parsed;
         RequestGuard.Demand demand;
         try {
@@ -540,7 +582,7 @@ public final class DataPlaneHandler {
         if (streaming.isPresent()) {
             onContext(context, response, () -> streaming.get().openStream(work)).onComplete(ar -> {
                 if (ar.succeeded()) {
-                    passThrough(served, resolution, ar.result());
+                    passThrough(served, resolution, tier, ar.result());
                 } else if (!fellBack(served, resolution, tier, ar.cause())) {
                     fail(served, resolution, tier, ar.cause());
                 }
@@ -611,10 +653,16 @@ public final class DataPlaneHandler {
         response.putHeader(TIER_NAME, observed.label())
                 .putHeader(TOKENS_NAME, Integer.toString(reply.promptTokens()))
                 .putHeader(MISROUTE_NAME, misroute.label());
-        if (served.parsed.stream()) {
+        if (served.parsed.translated() != null && reply.answer() != null && reply.answer().nativeShape()) {
+            // An upstream that speaks the client's API answered in it.
+            response.putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON).end(reply.answer().body());
+        } else if (served.parsed.translated() != null) {
+            TranslatedRequest.Rendered rendered = served.parsed.translated().render(reply);
+            response.putHeader(HttpHeaders.CONTENT_TYPE, rendered.contentType()).end(rendered.body());
+        } else if (served.parsed.stream()) {
             response.putHeader("Content-Type", "text/event-stream")
                     .end(OpenAiResponses.renderAsEventStream(served.endpoint, reply,
-                            StreamSummary.nexuscore(resolution, observed, reply.observedScore())));
+                            StreamSummary.nexuscore(resolution, observed, reply.observedScore()), served.parsed.streamUsage()));
         } else {
             response.putHeader(HttpHeaders.CONTENT_TYPE, APPLICATION_JSON)
                     .end(reply.answer() != null ? reply.answer().body() : OpenAiResponses.renderBytes(served.endpoint, reply));
@@ -629,10 +677,16 @@ public final class DataPlaneHandler {
      * {@code [DONE]} ({@link StreamSummary}), the misroute accounting and the request event, never
      * into X-NX-Tier.
      */
-    private void passThrough(Served served, Resolution resolution, UpstreamStream stream) {
+    private void passThrough(Served served, Resolution resolution, Tier tier, UpstreamStream stream) {
+        // Another API's client gets the chat chunks as its own events; the summary still reads them
+        // (its own output unused) for the misroute accounting and the request event.
+        // An upstream that speaks the client's API streams its events: passed through as they are.
+        boolean asIs = stream.nativeShape();
+        StreamTranslator translator = served.parsed.translated() == null || asIs ? null
+                : served.parsed.translated().streamTranslator(tierModels.get(tier));
         HttpServerResponse response = served.request.response()
                 .setChunked(true)
-                .putHeader("Content-Type", stream.clientContentType());
+                .putHeader("Content-Type", translator != null ? "text/event-stream" : stream.clientContentType());
         StreamSummary summary = new StreamSummary(resolution, served.parsed.streamUsage());
         ReadStream<Buffer> body = stream.body();
         boolean[] done = {false};
@@ -669,7 +723,8 @@ public final class DataPlaneHandler {
             served.request.connection().close();
         });
         body.handler(chunk -> {
-            Buffer out = summary.feed(chunk);
+            Buffer passed = asIs ? chunk : summary.feed(chunk);
+            Buffer out = translator == null ? passed : translator.feed(chunk);
             if (out.length() > 0 && !response.closed()) {
                 response.write(out);
                 if (response.writeQueueFull()) {
@@ -688,7 +743,8 @@ public final class DataPlaneHandler {
                 return;
             }
             long upstreamEnded = System.nanoTime();
-            response.end(summary.finish()).onComplete(ar -> {
+            Buffer last = asIs ? Buffer.buffer() : summary.finish();
+            response.end(translator == null ? last : translator.finish()).onComplete(ar -> {
                 // The last bytes wait in the socket for the client as the paused ones did.
                 served.clientWaitNanos += System.nanoTime() - upstreamEnded;
                 finish.handle(ar.succeeded() ? 200 : CLIENT_CLOSED);

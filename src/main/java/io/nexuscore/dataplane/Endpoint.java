@@ -14,7 +14,20 @@ import java.util.List;
  */
 public record Endpoint(Kind kind, String task) {
 
-    public enum Kind { CHAT, COMPLETION, TASK, MODELS }
+    public enum Kind {
+        CHAT, COMPLETION, TASK, MODELS,
+        /** OpenAI Responses API: translated to a chat for the tier, the answer rendered back (dataplane/apis). */
+        RESPONSES,
+        /** Anthropic Messages API: translated to a chat for the tier, the answer rendered back (dataplane/apis). */
+        MESSAGES,
+        /** Embeddings: not a generation, not scored; forwarded to the configured embeddings upstream. */
+        EMBEDDINGS;
+
+        /** The request is another API's shape, turned into a chat for the tier and its answer turned back. */
+        public boolean translated() {
+            return this == RESPONSES || this == MESSAGES;
+        }
+    }
 
     static final String TASKS_PREFIX = "/v1/tasks/";
     private static final List<String> POST_ONLY = List.of("POST");
@@ -27,11 +40,14 @@ public record Endpoint(Kind kind, String task) {
      */
     public static final List<String> OPERATIONS = List.of(
             "POST /v1/chat/completions", "POST /v1/completions", "POST " + TASKS_PREFIX + "{task}",
-            "GET /v1/models", "HEAD /v1/models");
+            "GET /v1/models", "HEAD /v1/models", "POST /v1/responses", "POST /v1/messages", "POST /v1/embeddings");
 
     private static final Endpoint CHAT = new Endpoint(Kind.CHAT, "chat");
     private static final Endpoint COMPLETION = new Endpoint(Kind.COMPLETION, "completion");
     private static final Endpoint MODELS = new Endpoint(Kind.MODELS, "models");
+    private static final Endpoint RESPONSES = new Endpoint(Kind.RESPONSES, "responses");
+    private static final Endpoint MESSAGES = new Endpoint(Kind.MESSAGES, "messages");
+    private static final Endpoint EMBEDDINGS = new Endpoint(Kind.EMBEDDINGS, "embeddings");
 
     /** The endpoint for a method and path, or a 404/405 problem. */
     static Endpoint match(HttpMethod method, String path) {
@@ -51,6 +67,12 @@ public record Endpoint(Kind kind, String task) {
                 return COMPLETION;
             case "/v1/models":
                 return MODELS;
+            case "/v1/responses":
+                return RESPONSES;
+            case "/v1/messages":
+                return MESSAGES;
+            case "/v1/embeddings":
+                return EMBEDDINGS;
             default:
                 if (path.startsWith(TASKS_PREFIX)) {
                     String task = path.substring(TASKS_PREFIX.length());

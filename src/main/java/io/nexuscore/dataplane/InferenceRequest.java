@@ -1,5 +1,9 @@
 package io.nexuscore.dataplane;
 
+import io.nexuscore.dataplane.apis.MessagesApi;
+import io.nexuscore.dataplane.apis.ResponsesApi;
+import io.nexuscore.dataplane.apis.TranslatedRequest;
+import io.nexuscore.config.UpstreamConfig;
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
@@ -22,8 +26,15 @@ import java.util.List;
  * @param streamUsage the client asked for the usage chunk ({@code stream_options.include_usage}):
  *                    only then does a streamed answer end with the router's summary chunk
  * @param model  the model the client named (traces only), null when absent or not a string
+ * @param translated for another API's request (Responses, Messages): the request as a chat, which the
+ *                   answer is rendered back from; null for the OpenAI chat, completion and task shapes
  */
-public record InferenceRequest(TierRequest work, boolean stream, boolean streamUsage, String model) {
+public record InferenceRequest(TierRequest work, boolean stream, boolean streamUsage, String model,
+                               TranslatedRequest translated) {
+
+    public InferenceRequest(TierRequest work, boolean stream, boolean streamUsage, String model) {
+        this(work, stream, streamUsage, model, null);
+    }
 
     /** The request fields that drive the guests' simulations; only with {@code dataPlane.testHooks}. */
     static final List<String> TEST_HOOKS = List.of("simulate_ms", "simulate_alloc_bytes", "simulate_spin");
@@ -39,6 +50,9 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
      * an invalid body is read twice) is decided by {@link #parseTree}, the reference.
      */
     static InferenceRequest parse(Endpoint endpoint, Buffer body, boolean testHooks) {
+        if (endpoint.kind().translated()) {
+            return translated(endpoint, body);
+        }
         StreamingRequestParser.Parsed fast = StreamingRequestParser.parse(endpoint, body, testHooks);
         InferenceRequest parsed = fast != null ? fast.request() : parseTree(endpoint, body, testHooks);
         // A chat request goes to an upstream tier as the client wrote it (system prompt, roles, tools,
@@ -49,8 +63,25 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
                 : parsed;
     }
 
-    /** The reference parse over the JSON tree: every shape, every error message. */
-    static InferenceRequest parseTree(Endpoint endpoint, Buffer body, boolean testHooks) {
+    /**
+     * Another API's request as the chat the tier runs: the guest gets its prompt under the task name
+     * "chat" (it scores task names for keywords, so a translated chat counts as the chat would); an
+     * upstream tier gets the translated chat body. Test hooks are not read from these shapes.
+     */
+    private static InferenceRequest translated(Endpoint endpoint, Buffer body) {
+        JsonObject json = object(body);
+        TranslatedRequest request = endpoint.kind() == Endpoint.Kind.RESPONSES ? ResponsesApi.parse(json)
+                : MessagesApi.parse(json);
+        // The chat translation for tiers that speak chat only; the client's own body for an upstream
+        // that speaks the client's API (upstream.apis).
+        TierRequest work = new TierRequest("chat", request.prompt(), request.maxTokens(), TierRequest.Simulation.NONE)
+                .withChatBody(request.chat().toBuffer())
+                .withNative(request.api() == TranslatedRequest.Api.RESPONSES ? UpstreamConfig.RESPONSES
+                        : UpstreamConfig.MESSAGES, body);
+        return new InferenceRequest(work, request.stream(), false, request.model(), request);
+    }
+
+    private static JsonObject object(Buffer body) {
         JsonObject json;
         try {
             json = body.length() == 0 ? null : new JsonObject(body);
@@ -60,6 +91,12 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
         if (json == null) {
             throw new ProblemException(Problems.malformedJson("the request body is empty; expected a JSON object"));
         }
+        return json;
+    }
+
+    /** The reference parse over the JSON tree: every shape, every error message. */
+    static InferenceRequest parseTree(Endpoint endpoint, Buffer body, boolean testHooks) {
+        JsonObject json = object(body);
         if (!testHooks) {
             List<String> used = TEST_HOOKS.stream().filter(json::containsKey).toList();
             if (!used.isEmpty()) {
@@ -71,7 +108,8 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
             case CHAT -> flattenMessages(json);
             case COMPLETION -> completionPrompt(json);
             case TASK -> requireString(json, "prompt");
-            case MODELS -> throw new IllegalArgumentException("GET /v1/models has no request body");
+            case MODELS, EMBEDDINGS, RESPONSES, MESSAGES ->
+                    throw new IllegalArgumentException(endpoint.kind() + " is not parsed as an inference request here");
         };
         try {
             return new InferenceRequest(

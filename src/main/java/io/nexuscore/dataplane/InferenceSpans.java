@@ -80,6 +80,16 @@ final class InferenceSpans {
         return served.errorType;
     }
 
+    /** An embeddings request, forwarded (or refused): no tier, no score. */
+    void embeddings(HttpServerRequest request, Endpoint endpoint, long start, String model, String tenant, int status,
+                    String errorType) {
+        if (!tracing.enabled()) {
+            return;
+        }
+        begin(request, endpoint, start, model).set(SpanAttributes.TENANT, tenant)
+                .end(status, status == DataPlaneHandler.CLIENT_CLOSED ? CLIENT_CLOSED : errorType);
+    }
+
     /** A request to an inference endpoint refused before any tier saw it (body too large or late, bad JSON). */
     void rejected(HttpServerRequest request, Endpoint endpoint, long start, Problem problem) {
         if (!tracing.enabled()) {
@@ -89,7 +99,12 @@ final class InferenceSpans {
     }
 
     private InferenceSpan begin(HttpServerRequest request, Endpoint endpoint, long start, String model) {
-        String operation = endpoint.kind() == Endpoint.Kind.CHAT ? SpanAttributes.CHAT : SpanAttributes.TEXT_COMPLETION;
+        String operation = switch (endpoint.kind()) {
+            // gen_ai.operation.name: the Responses and Messages APIs are chats in GenAI's terms
+            case CHAT, RESPONSES, MESSAGES -> SpanAttributes.CHAT;
+            case EMBEDDINGS -> SpanAttributes.EMBEDDINGS;
+            default -> SpanAttributes.TEXT_COMPLETION;
+        };
         InferenceSpan span = tracing.inference(operation, model, start, request.headers())
                 .set(SpanAttributes.TASK, endpoint.task());
         HostAndPort authority = request.authority();

@@ -99,23 +99,35 @@ final class OpenAiResponses {
     }
 
     /**
-     * A whole reply as an OpenAI event stream (one chunk, then [DONE]), for {@code stream: true}
-     * on tiers that cannot stream: clients written for streaming still work.
+     * A whole reply as an OpenAI event stream, for {@code stream: true} on tiers that cannot stream:
+     * clients written for streaming still work. One content chunk (role, the whole text, the finish
+     * reason); with {@code includeUsage} it carries {@code usage: null} and is followed, as OpenAI
+     * does it, by a chunk of its own with empty {@code choices}, the {@code usage} and the router's
+     * summary; without it the summary rides on the content chunk and no usage is sent. Then [DONE].
+     *
+     * @param nexuscore the router's summary; null for none
      */
-    /** @param nexuscore the router's summary, added to the one chunk (it carries the usage too); null for none */
-    static String renderAsEventStream(Endpoint endpoint, TierReply reply, JsonObject nexuscore) {
-        JsonObject whole = render(endpoint, reply);
-        JsonObject chunk = whole.copy();
+    static String renderAsEventStream(Endpoint endpoint, TierReply reply, JsonObject nexuscore, boolean includeUsage) {
+        JsonObject chunk = render(endpoint, reply);
+        JsonObject usage = (JsonObject) chunk.remove("usage");
         JsonObject choice = chunk.getJsonArray("choices").getJsonObject(0);
         if (endpoint.kind() == Endpoint.Kind.CHAT) {
             chunk.put("object", "chat.completion.chunk");
             choice.remove("message");
             choice.put("delta", new JsonObject().put("role", "assistant").put("content", reply.text()));
         }
-        if (nexuscore != null) {
-            chunk.put("nexuscore", nexuscore);
+        if (!includeUsage) {
+            if (nexuscore != null) {
+                chunk.put("nexuscore", nexuscore);
+            }
+            return "data: " + chunk.encode() + "\n\ndata: [DONE]\n\n";
         }
-        return "data: " + chunk.encode() + "\n\ndata: [DONE]\n\n";
+        chunk.putNull("usage");
+        JsonObject last = chunk.copy().put("choices", new JsonArray()).put("usage", usage);
+        if (nexuscore != null) {
+            last.put("nexuscore", nexuscore);
+        }
+        return "data: " + chunk.encode() + "\n\ndata: " + last.encode() + "\n\ndata: [DONE]\n\n";
     }
 
     static JsonObject models(Iterable<JsonObject> entries) {

@@ -89,7 +89,9 @@ final class RequestGuard {
                 String name = p.currentName();
                 JsonToken value = p.nextToken();
                 switch (name) {
-                    case "max_tokens", "max_completion_tokens" -> maxTokens = Math.max(maxTokens, count(p, value, name));
+                    // max_output_tokens: the Responses API's name for it
+                    case "max_tokens", "max_completion_tokens", "max_output_tokens" ->
+                            maxTokens = Math.max(maxTokens, count(p, value, name));
                     case "n", "best_of" -> choices = Math.max(choices, count(p, value, name));
                     default -> {
                         if (!SPLICED.contains(name) && SPLICED.contains(name.toLowerCase(Locale.ROOT))) {

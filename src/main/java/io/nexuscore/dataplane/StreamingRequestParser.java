@@ -43,7 +43,8 @@ final class StreamingRequestParser {
 
     /** The request, or null when the tree parse must decide. */
     static Parsed parse(Endpoint endpoint, Buffer body, boolean testHooks) {
-        if (body.length() == 0 || endpoint.kind() == Endpoint.Kind.MODELS) {
+        Endpoint.Kind kind = endpoint.kind();
+        if (body.length() == 0 || kind == Endpoint.Kind.MODELS || kind == Endpoint.Kind.EMBEDDINGS || kind.translated()) {
             return null;
         }
         try (JsonParser p = JacksonCodec.createParser(body)) {

@@ -10,6 +10,7 @@ public enum ProblemType {
     MALFORMED_HTTP("malformed-http", 400, "Malformed HTTP request"),
     MALFORMED_JSON("malformed-json", 400, "Request body is not valid JSON"),
     INVALID_REQUEST("invalid-request", 400, "Request body does not match the expected shape"),
+    UNSUPPORTED_FEATURE("unsupported-feature", 400, "The request uses a feature this router cannot honour"),
     INVALID_TENANT("invalid-tenant", 400, "Tenant header is not a valid tenant id"),
     REQUEST_LIMIT("request-limit", 400, "Request asks for more than this tier allows"),
     UNKNOWN_FIELD("unknown-field", 400, "Request body has a field this router does not forward"),

@@ -46,6 +46,7 @@ public final class SpanAttributes {
     /** gen_ai.operation.name values. */
     public static final String CHAT = "chat";
     public static final String TEXT_COMPLETION = "text_completion";
+    public static final String EMBEDDINGS = "embeddings";
     /** gen_ai.provider.name: the router answers as a provider of its own (its tiers are its models). */
     public static final String PROVIDER = "nexuscore";
 

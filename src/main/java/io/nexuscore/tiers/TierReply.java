@@ -31,8 +31,14 @@ public record TierReply(String text, Tier observedTier, int observedScore, int p
      * @param body         the answer as the client gets it; null for a streamed answer, whose events
      *                     went to the client as they came
      * @param finishReason its first choice's finish_reason, null when it gives none
+     * @param nativeShape  the body is already in the client's API (an upstream that speaks the
+     *                     Responses or Messages API answered it): sent as it is, never translated
      */
-    public record Answer(Buffer body, String finishReason) {
+    public record Answer(Buffer body, String finishReason, boolean nativeShape) {
+
+        public Answer(Buffer body, String finishReason) {
+            this(body, finishReason, false);
+        }
     }
 
     /** A reply the data plane renders. */

@@ -19,9 +19,18 @@ import java.util.Objects;
  *                  endpoints and for requests with test hooks
  * @param chatFields where {@code chatBody}'s model, stream and stream_options stand, when the data
  *                  plane's parse found them; null when an upstream tier must look for itself
+ * @param nativeApi  for a request of another API (UpstreamConfig.RESPONSES / MESSAGES) that an
+ *                   upstream speaking it gets as the client wrote it: that API's name, with the client's
+ *                   body in {@code nativeBody}; null otherwise (then chatBody is its chat translation)
+ * @param nativeBody the client's own body for {@code nativeApi}
  */
 public record TierRequest(String task, String prompt, int maxTokens, Simulation simulation, AssessmentPolicy policy,
-                          Buffer chatBody, ChatFields chatFields) {
+                          Buffer chatBody, ChatFields chatFields, String nativeApi, Buffer nativeBody) {
+
+    public TierRequest(String task, String prompt, int maxTokens, Simulation simulation, AssessmentPolicy policy,
+                       Buffer chatBody, ChatFields chatFields) {
+        this(task, prompt, maxTokens, simulation, policy, chatBody, chatFields, null, null);
+    }
 
     public TierRequest {
         Objects.requireNonNull(task, "task");
@@ -47,7 +56,7 @@ public record TierRequest(String task, String prompt, int maxTokens, Simulation 
     }
 
     public TierRequest judgedBy(AssessmentPolicy inForce) {
-        return new TierRequest(task, prompt, maxTokens, simulation, inForce, chatBody, chatFields);
+        return new TierRequest(task, prompt, maxTokens, simulation, inForce, chatBody, chatFields, nativeApi, nativeBody);
     }
 
     /** The same request carrying the client's chat body (see {@code chatBody}), its fields not located. */
@@ -57,7 +66,13 @@ public record TierRequest(String task, String prompt, int maxTokens, Simulation 
 
     /** The same request carrying the client's chat body and where its fields stand (null: not located). */
     public TierRequest withChatBody(Buffer body, ChatFields fields) {
-        return new TierRequest(task, prompt, maxTokens, simulation, policy, body, body == null ? null : fields);
+        return new TierRequest(task, prompt, maxTokens, simulation, policy, body, body == null ? null : fields, nativeApi,
+                nativeBody);
+    }
+
+    /** The same request, also carrying the client's body of another API for an upstream that speaks it. */
+    public TierRequest withNative(String api, Buffer body) {
+        return new TierRequest(task, prompt, maxTokens, simulation, policy, chatBody, chatFields, api, body);
     }
 
     /**

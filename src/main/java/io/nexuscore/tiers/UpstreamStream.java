@@ -10,8 +10,14 @@ import java.util.Locale;
  * @param contentType the upstream's Content-Type as it sent it (text/event-stream for OpenAI servers)
  * @param body        the event stream, paused: the consumer resumes it by piping it somewhere
  * @param cancel      abandons the exchange (the client went away): frees the upstream connection
+ * @param nativeShape the events are already the client's API's (an upstream that speaks it): passed
+ *                    through as they are, neither summarized nor translated
  */
-public record UpstreamStream(String contentType, ReadStream<Buffer> body, Runnable cancel) {
+public record UpstreamStream(String contentType, ReadStream<Buffer> body, Runnable cancel, boolean nativeShape) {
+
+    public UpstreamStream(String contentType, ReadStream<Buffer> body, Runnable cancel) {
+        this(contentType, body, cancel, false);
+    }
 
     private static final String EVENT_STREAM = "text/event-stream";
 

@@ -255,13 +255,15 @@ class DataPlaneTest {
     }
 
     @Test
-    void modelsListsEveryTier(VertxTestContext ctx) {
+    void modelsListsEveryTierAndEveryUpstreamModel(VertxTestContext ctx) {
         RouterFixture.send(client, port, HttpMethod.GET, "/v1/models", null)
                 .onComplete(ctx.succeeding(reply -> ctx.verify(() -> {
                     assertEquals(200, reply.status());
                     JsonArray data = reply.json().getJsonArray("data");
-                    assertEquals(3, data.size());
-                    assertEquals(Set.of("nexus-nano", "nexus-small", "nexus-large"),
+                    // Every model a client may name: the tiers' and, for upstream tiers, the upstream's.
+                    assertEquals(6, data.size());
+                    assertEquals(Set.of("nexus-nano", "nexus-small", "nexus-large",
+                                    "upstream-nano", "upstream-small", "upstream-large"),
                             Set.copyOf(data.stream().map(o -> ((JsonObject) o).getString("id")).toList()));
                     ctx.completeNow();
                 })));

@@ -140,6 +140,32 @@ class TracingTest {
         assertEquals(List.of("tool_calls"), attr(onlySpan(), SpanAttributes.RESPONSE_FINISH_REASONS));
     }
 
+    /** The Responses and Messages APIs are chats to GenAI conventions; the task says which API it was. */
+    @Test
+    void responsesAndMessagesRequestsAreChatSpansNamingTheirApi() {
+        RouterFixture.Reply responses = post("/v1/responses", new JsonObject().put("model", "gpt-resp")
+                .put("input", RouterFixture.words(40)).put("max_output_tokens", 32).toBuffer(), null);
+        assertEquals(200, responses.status(), responses.body().toString());
+        SpanData span = onlySpan();
+        assertEquals("chat gpt-resp", span.getName());
+        assertEquals("chat", attr(span, SpanAttributes.OPERATION_NAME));
+        assertEquals("responses", attr(span, SpanAttributes.TASK));
+        assertEquals(32L, attr(span, SpanAttributes.REQUEST_MAX_TOKENS));
+        assertEquals(responses.json().getJsonObject("usage").getLong("input_tokens"), attr(span, SpanAttributes.USAGE_INPUT_TOKENS));
+        router.tracing().flush(5_000);
+        exporter.reset();
+
+        RouterFixture.Reply messages = post("/v1/messages", new JsonObject().put("model", "claude-x").put("max_tokens", 16)
+                .put("messages", new JsonArray().add(new JsonObject().put("role", "user").put("content", "hi")))
+                .toBuffer(), null);
+        assertEquals(200, messages.status(), messages.body().toString());
+        span = onlySpan();
+        assertEquals("chat claude-x", span.getName());
+        assertEquals("messages", attr(span, SpanAttributes.TASK));
+        assertEquals(messages.json().getJsonObject("usage").getLong("output_tokens"),
+                attr(span, SpanAttributes.USAGE_OUTPUT_TOKENS));
+    }
+
     @Test
     void completionRequestIsATextCompletionSpan() {
         JsonObject body = new JsonObject().put("model", "davinci-test").put("prompt", RouterFixture.words(40));

@@ -19,8 +19,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Answers {@code POST /{name}/v1/chat/completions}: the first path segment names the caller (so one
  * server can back several tiers and tests see which one was called). The reply text is
  * {@code "served by {name}"}; usage counts prompt tokens as content bytes / 4 and one completion
- * token. {@code stream: true} gets three SSE chunks (the last with finish_reason "length"), a usage chunk when
+ * token. {@code stream: true} gets three SSE chunks (the last with finish_reason "length", or "stop" when
+ * max_tokens is over 3), a usage chunk when
  * {@code stream_options.include_usage} asks for it, and {@code [DONE]}.
+ * {@code POST /{name}/v1/responses} and {@code /{name}/v1/messages} answer as servers that speak the
+ * Responses and Messages APIs do ("natively served by {name}"), plain or streamed.
+ * {@code POST /{name}/v1/embeddings} answers embeddings computed from the inputs' lengths (see {@link #embeddings}).
  * {@link #hold()} parks requests until {@link #release()}, for deadline and queue tests;
  * {@link #delayAnswers(long)} makes it a slow model server (a timer per answer, no thread blocked).
  */
@@ -184,7 +188,145 @@ public final class LocalOpenAiServer {
             });
             return;
         }
+        if (request.method().name().equals("POST") && segments.length == 4 && segments[2].equals("v1")
+                && (segments[3].equals("responses") || segments[3].equals("messages"))) {
+            String name = segments[1];
+            boolean messages = segments[3].equals("messages");
+            String key = request.getHeader(messages ? "x-api-key" : "Authorization");
+            request.body().onSuccess(body -> {
+                JsonObject json = body.toJsonObject();
+                bodies.add(json.copy().put("_path", segments[3]).put("_key", key));
+                received.incrementAndGet();
+                String text = "natively served by " + name;
+                int input = json.encode().length() / 4;
+                if (json.getBoolean("stream", false)) {
+                    request.response().setChunked(true).putHeader("Content-Type", "text/event-stream");
+                    for (JsonObject event : messages ? messageEvents(json, text, input) : responseEvents(json, text, input)) {
+                        request.response().write("event: " + event.getString("type") + "\ndata: " + event.encode() + "\n\n");
+                    }
+                    request.response().end();
+                    return;
+                }
+                request.response().putHeader("Content-Type", "application/json")
+                        .end((messages ? message(json, text, input) : response(json, text, input, "completed")).toBuffer());
+            });
+            return;
+        }
+        if (request.method().name().equals("POST") && segments.length == 4 && segments[2].equals("v1")
+                && segments[3].equals("embeddings")) {
+            request.body().onSuccess(body -> {
+                JsonObject json = body.toJsonObject();
+                bodies.add(json);
+                received.incrementAndGet();
+                if (failStatus != 0) {
+                    request.response().setStatusCode(failStatus).end("{\"error\":\"internal secret sk-upstream-4711\"}");
+                    return;
+                }
+                request.response().putHeader("Content-Type", "application/json").end(embeddings(json).toBuffer());
+            });
+            return;
+        }
         request.response().setStatusCode(404).end();
+    }
+
+    /*
+     * The Responses and Messages APIs as a server that speaks them answers: "natively served by
+     * {name}", input tokens = request JSON length / 4, three output tokens; streamed as their events.
+     */
+    private static JsonObject response(JsonObject request, String text, int input, String status) {
+        return new JsonObject().put("id", "resp_local").put("object", "response").put("created_at", 0)
+                .put("status", status).put("model", request.getString("model"))
+                .put("output", "completed".equals(status) ? new JsonArray().add(new JsonObject().put("type", "message")
+                        .put("id", "msg_local").put("status", "completed").put("role", "assistant")
+                        .put("content", new JsonArray().add(new JsonObject().put("type", "output_text").put("text", text)
+                                .put("annotations", new JsonArray())))) : new JsonArray())
+                .put("usage", "completed".equals(status) ? new JsonObject().put("input_tokens", input).put("output_tokens", 3)
+                        .put("total_tokens", input + 3) : null);
+    }
+
+    private static List<JsonObject> responseEvents(JsonObject request, String text, int input) {
+        List<JsonObject> events = new ArrayList<>();
+        JsonObject item = new JsonObject().put("type", "message").put("id", "msg_local").put("status", "in_progress")
+                .put("role", "assistant").put("content", new JsonArray());
+        events.add(new JsonObject().put("type", "response.created").put("response", response(request, text, input, "in_progress")));
+        events.add(new JsonObject().put("type", "response.output_item.added").put("output_index", 0).put("item", item));
+        events.add(new JsonObject().put("type", "response.content_part.added").put("item_id", "msg_local").put("output_index", 0)
+                .put("content_index", 0).put("part", new JsonObject().put("type", "output_text").put("text", "")
+                        .put("annotations", new JsonArray())));
+        for (String piece : new String[] {"natively ", text.substring("natively ".length())}) {
+            events.add(new JsonObject().put("type", "response.output_text.delta").put("item_id", "msg_local")
+                    .put("output_index", 0).put("content_index", 0).put("delta", piece).put("logprobs", new JsonArray()));
+        }
+        JsonObject done = response(request, text, input, "completed");
+        events.add(new JsonObject().put("type", "response.output_text.done").put("item_id", "msg_local").put("output_index", 0)
+                .put("content_index", 0).put("text", text).put("logprobs", new JsonArray()));
+        events.add(new JsonObject().put("type", "response.output_item.done").put("output_index", 0)
+                .put("item", done.getJsonArray("output").getJsonObject(0)));
+        events.add(new JsonObject().put("type", "response.completed").put("response", done));
+        for (int i = 0; i < events.size(); i++) {
+            events.get(i).put("sequence_number", i);
+        }
+        return events;
+    }
+
+    private static JsonObject message(JsonObject request, String text, int input) {
+        return new JsonObject().put("id", "msg_local").put("type", "message").put("role", "assistant")
+                .put("model", request.getString("model"))
+                .put("content", new JsonArray().add(new JsonObject().put("type", "text").put("text", text)))
+                .put("stop_reason", "end_turn").putNull("stop_sequence")
+                .put("usage", new JsonObject().put("input_tokens", input).put("output_tokens", 3));
+    }
+
+    private static List<JsonObject> messageEvents(JsonObject request, String text, int input) {
+        JsonObject start = message(request, text, input).put("content", new JsonArray()).putNull("stop_reason");
+        start.getJsonObject("usage").put("output_tokens", 1);
+        return List.of(
+                new JsonObject().put("type", "message_start").put("message", start),
+                new JsonObject().put("type", "content_block_start").put("index", 0)
+                        .put("content_block", new JsonObject().put("type", "text").put("text", "")),
+                new JsonObject().put("type", "content_block_delta").put("index", 0)
+                        .put("delta", new JsonObject().put("type", "text_delta").put("text", "natively ")),
+                new JsonObject().put("type", "content_block_delta").put("index", 0)
+                        .put("delta", new JsonObject().put("type", "text_delta").put("text", text.substring("natively ".length()))),
+                new JsonObject().put("type", "content_block_stop").put("index", 0),
+                new JsonObject().put("type", "message_delta").put("delta", new JsonObject().put("stop_reason", "end_turn")
+                        .putNull("stop_sequence")).put("usage", new JsonObject().put("output_tokens", 3)),
+                new JsonObject().put("type", "message_stop"));
+    }
+
+    /**
+     * An embeddings answer in OpenAI's shape: per input, {@code dimensions} (default 4) values, the
+     * k-th being the input's length in characters divided by k+1, as float arrays or, with
+     * {@code encoding_format: base64}, as little-endian float32 in base64 (what the SDKs ask for by
+     * default); usage counts characters / 4.
+     */
+    private static JsonObject embeddings(JsonObject request) {
+        Object input = request.getValue("input");
+        List<String> inputs = new ArrayList<>();
+        if (input instanceof String s) {
+            inputs.add(s);
+        } else {
+            ((JsonArray) input).forEach(i -> inputs.add(String.valueOf(i)));
+        }
+        int dimensions = request.getInteger("dimensions", 4);
+        boolean base64 = "base64".equals(request.getString("encoding_format"));
+        JsonArray data = new JsonArray();
+        int tokens = 0;
+        for (int i = 0; i < inputs.size(); i++) {
+            int length = inputs.get(i).length();
+            tokens += length / 4;
+            java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(4 * dimensions).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            JsonArray values = new JsonArray();
+            for (int k = 0; k < dimensions; k++) {
+                float v = (float) length / (k + 1);
+                bytes.putFloat(v);
+                values.add(v);
+            }
+            data.add(new JsonObject().put("object", "embedding").put("index", i).put("embedding",
+                    base64 ? java.util.Base64.getEncoder().encodeToString(bytes.array()) : values));
+        }
+        return new JsonObject().put("object", "list").put("data", data).put("model", request.getString("model"))
+                .put("usage", new JsonObject().put("prompt_tokens", tokens).put("total_tokens", tokens));
     }
 
     /**
@@ -223,9 +365,11 @@ public final class LocalOpenAiServer {
             request.response().setChunked(true).putHeader("Content-Type", "text/event-stream");
             // As model servers stream: every chunk's choice has a finish_reason, null until the last.
             String[] pieces = {"served ", "by ", name};
+            // Cut at the limit, as a model is, unless the client's max_tokens leaves room for the three pieces.
+            String finish = json.getInteger("max_tokens", 0) > pieces.length ? "stop" : "length";
             for (int i = 0; i < pieces.length; i++) {
                 JsonObject chunk = chunk(json, pieces[i]);
-                chunk.getJsonArray("choices").getJsonObject(0).put("finish_reason", i == pieces.length - 1 ? "length" : null);
+                chunk.getJsonArray("choices").getJsonObject(0).put("finish_reason", i < pieces.length - 1 ? null : finish);
                 request.response().write(Buffer.buffer("data: " + chunk.encode() + "\n\n"));
             }
             JsonObject options = json.getJsonObject("stream_options");

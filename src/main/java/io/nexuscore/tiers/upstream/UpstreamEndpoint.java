@@ -58,6 +58,24 @@ final class UpstreamEndpoint {
         return chatCompletionsUrl;
     }
 
+    private final java.util.Map<String, URL> beside = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** {@link #besideChat}, parsed once per path. */
+    URL url(String path) {
+        return beside.computeIfAbsent(path, this::besideChat);
+    }
+
+    /** {@code baseUrl + path} (e.g. "/embeddings"), beside {@code baseUrl + /chat/completions}. */
+    URL besideChat(String path) {
+        String chat = chatCompletions.toString();
+        String base = chat.substring(0, chat.length() - "/chat/completions".length());
+        try {
+            return URI.create(base + path).toURL();
+        } catch (MalformedURLException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("upstream " + display + path + " is not a URL: " + e.getMessage(), e);
+        }
+    }
+
     /** The endpoint as logs and events name it: its base URL without credentials. */
     String display() {
         return display;

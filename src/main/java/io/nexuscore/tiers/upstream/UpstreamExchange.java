@@ -58,8 +58,15 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
     private volatile boolean wholeSettled;
     /** The caller's context: where the exchange's callbacks run, and where a passed deadline acts. */
     private Context context;
+    private final String path;
 
     UpstreamExchange(UpstreamTierBackend backend, Buffer body, boolean stream) {
+        this(backend, body, stream, null);
+    }
+
+    /** @param path where beside baseUrl the request goes ("/responses", "/messages"); null: /chat/completions */
+    UpstreamExchange(UpstreamTierBackend backend, Buffer body, boolean stream, String path) {
+        this.path = path;
         this.backend = backend;
         this.body = body;
         this.stream = stream;
@@ -242,7 +249,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         tried.add(attempt.endpoint);
         current = attempt;
         long remainingMs = remainingMs();
-        backend.clients.current().request(backend.requestOptions(attempt.endpoint)
+        backend.clients.current().request(backend.requestOptions(attempt.endpoint, path)
                         .setConnectTimeout(Math.max(1, Math.min(backend.maxQueueWaitMs, remainingMs))))
                 .onComplete(ar -> {
                     if (ar.failed()) {

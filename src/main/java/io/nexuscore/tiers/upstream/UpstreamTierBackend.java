@@ -173,7 +173,10 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
 
     @Override
     public CompletableFuture<TierReply> submit(TierRequest request) {
-        UpstreamExchange exchange = new UpstreamExchange(this, requestBody.encode(request, false), false);
+        boolean speaks = speaksNatively(request);
+        UpstreamExchange exchange = speaks
+                ? new UpstreamExchange(this, nativeBody(request, false), false, nativePath(request))
+                : new UpstreamExchange(this, requestBody.encode(request, false), false);
         CompletableFuture<TierReply> result = new CompletableFuture<>();
         result.whenComplete((r, e) -> {
             if (e instanceof CancellationException) {
@@ -188,7 +191,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
                         return;
                     }
                     try {
-                        result.complete(reply(ar.result(), exchange.endpoint(), request.chatBody() != null));
+                        result.complete(speaks ? nativeReply(ar.result(), exchange.endpoint())
+                                : reply(ar.result(), exchange.endpoint(), request.chatBody() != null));
                     } catch (TierFailure f) {
                         reported(f, exchange.endpoint());
                         result.completeExceptionally(f);
@@ -212,7 +216,10 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
 
     @Override
     public CompletableFuture<UpstreamStream> openStream(TierRequest request) {
-        UpstreamExchange exchange = new UpstreamExchange(this, requestBody.encode(request, true), true);
+        boolean speaks = speaksNatively(request);
+        UpstreamExchange exchange = speaks
+                ? new UpstreamExchange(this, nativeBody(request, true), true, nativePath(request))
+                : new UpstreamExchange(this, requestBody.encode(request, true), true);
         CompletableFuture<UpstreamStream> result = new CompletableFuture<>();
         result.whenComplete((r, e) -> {
             if (e instanceof CancellationException) {
@@ -221,7 +228,8 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
         });
         exchange.start().onComplete(ar -> {
             if (ar.succeeded()) {
-                result.complete(new UpstreamStream(ar.result().getHeader("Content-Type"), exchange.answer(), exchange::cancel));
+                result.complete(new UpstreamStream(ar.result().getHeader("Content-Type"), exchange.answer(), exchange::cancel,
+                        speaks));
             } else {
                 result.completeExceptionally(exchange.failure(ar.cause()));
             }
@@ -230,15 +238,69 @@ public final class UpstreamTierBackend implements TierBackend, StreamingBackend 
     }
 
     RequestOptions requestOptions(UpstreamEndpoint endpoint) {
+        return requestOptions(endpoint, null);
+    }
+
+    /** @param path beside baseUrl ("/responses", "/messages"); null: /chat/completions */
+    RequestOptions requestOptions(UpstreamEndpoint endpoint, String path) {
         RequestOptions options = new RequestOptions()
                 .setMethod(HttpMethod.POST)
-                .setAbsoluteURI(endpoint.chatCompletionsUrl())
+                .setAbsoluteURI(path == null ? endpoint.chatCompletionsUrl() : endpoint.url(path))
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Accept", "application/json, text/event-stream");
-        if (authorization != null) {
+        if (MESSAGES_PATH.equals(path)) {
+            // Anthropic's API: its key header and its version header instead of a bearer token.
+            options.putHeader("anthropic-version", ANTHROPIC_VERSION);
+            upstream.apiKey().ifPresent(key -> options.putHeader("x-api-key", key));
+        } else if (authorization != null) {
             options.putHeader("Authorization", authorization);
         }
         return options;
+    }
+
+    private static final String RESPONSES_PATH = "/responses";
+    private static final String MESSAGES_PATH = "/messages";
+    /** The Messages API version the router speaks (Anthropic's SDKs send the same). */
+    static final String ANTHROPIC_VERSION = "2023-06-01";
+
+    /** The request is of an API (Responses, Messages) this tier's servers speak themselves. */
+    private boolean speaksNatively(TierRequest request) {
+        return request.nativeApi() != null && request.nativeBody() != null
+                && upstream.nativeApis().contains(request.nativeApi());
+    }
+
+    private static String nativePath(TierRequest request) {
+        return UpstreamConfig.MESSAGES.equals(request.nativeApi()) ? MESSAGES_PATH : RESPONSES_PATH;
+    }
+
+    /** The client's own body, its model the upstream's and {@code stream} what the exchange reads. */
+    private Buffer nativeBody(TierRequest request, boolean stream) {
+        return new JsonObject(request.nativeBody()).put("model", upstream.model()).put("stream", stream).toBuffer();
+    }
+
+    /**
+     * A Responses or Messages answer, passed on with its model the tier's; its usage ({@code input_tokens},
+     * {@code output_tokens} in both APIs) is the tier's assessment, as a chat answer's is.
+     */
+    private TierReply nativeReply(Buffer body, UpstreamEndpoint endpoint) {
+        JsonObject answer;
+        try {
+            answer = body.toJsonObject();
+        } catch (RuntimeException e) {
+            throw new TierFailure(Kind.UPSTREAM, "tier " + tier.label() + ": upstream answered malformed JSON",
+                    where(endpoint) + " answered malformed JSON: " + e.getMessage(), e);
+        }
+        answer.put("model", model);
+        String finish = answer.getValue("stop_reason") instanceof String s ? s
+                : answer.getValue("status") instanceof String s ? s : null;
+        TierReply.Answer passed = new TierReply.Answer(answer.toBuffer(), finish, true);
+        if (!(answer.getValue("usage") instanceof JsonObject usage)) {
+            return new TierReply("", tier, TierReply.UNKNOWN_SCORE, 0, 0, model, passed);
+        }
+        int prompt = usage.getValue("input_tokens") instanceof Number n ? n.intValue() : 0;
+        int completion = usage.getValue("output_tokens") instanceof Number n ? n.intValue() : 0;
+        int score = (int) Math.min(Scorer.MAX_SCORE, (long) prompt + completion);
+        return new TierReply("", thresholds.get().tierFor(score), score, prompt, completion, model, passed);
     }
 
     /** Logs a failure in full and puts it on the event stream; the client only sees its client detail. */

@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.testing.Sdks;
 import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -76,6 +81,48 @@ class ChatSdkTest {
     @Test
     void nodeSdkChatsPlainAndStreamed() {
         check(Sdks.node(NODE, router.env()));
+    }
+
+    /** OpenAI's shape: content chunks carry usage: null; the usage comes in a last chunk of its own, choices []. */
+    @Test
+    void aStreamWithIncludeUsageEndsWithAUsageChunkOfItsOwn() throws Exception {
+        JsonObject chat = new JsonObject().put("model", "nexus").put("stream", true)
+                .put("stream_options", new JsonObject().put("include_usage", true))
+                .put("messages", new io.vertx.core.json.JsonArray().add(new JsonObject().put("role", "user")
+                        .put("content", "Count the words in this sentence please")));
+        HttpResponse<String> response = post("/chat/completions", chat);
+        assertEquals(200, response.statusCode(), response.body());
+        String[] events = response.body().strip().split("\n\n");
+        assertEquals("data: [DONE]", events[events.length - 1], response.body());
+        JsonObject last = new JsonObject(events[events.length - 2].substring("data: ".length()));
+        assertEquals(0, last.getJsonArray("choices").size(), "the usage chunk has no choices: " + last);
+        assertEquals(7, last.getJsonObject("usage").getInteger("prompt_tokens"), last.encode());
+        assertEquals("user", last.getJsonObject("nexuscore").getString("route_source"), "the router's summary rides on it");
+        for (int i = 0; i < events.length - 2; i++) {
+            JsonObject content = new JsonObject(events[i].substring("data: ".length()));
+            assertTrue(content.containsKey("usage") && content.getValue("usage") == null,
+                    "a content chunk says usage: null: " + content);
+            assertEquals(1, content.getJsonArray("choices").size(), content.encode());
+        }
+        // Without include_usage no chunk carries usage at all.
+        HttpResponse<String> plain = post("/chat/completions", chat.copy().put("stream_options",
+                new JsonObject().put("include_usage", false)));
+        assertTrue(!plain.body().contains("\"usage\""), plain.body());
+    }
+
+    @Test
+    void embeddingsWithoutATargetAreNotFound() throws Exception {
+        HttpResponse<String> response = post("/embeddings", new JsonObject().put("model", "x").put("input", "hello"));
+        assertEquals(404, response.statusCode(), response.body());
+        JsonObject problem = new JsonObject(response.body());
+        assertEquals("https://nexuscore.io/problems/not-found", problem.getString("type"));
+        assertTrue(problem.getString("detail").contains("embeddings.upstream"), problem.encode());
+    }
+
+    private HttpResponse<String> post(String path, JsonObject body) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(router.openAiBaseUrl() + path))
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.encode())).build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static void check(Sdks.Result result) {
