@@ -57,6 +57,12 @@
 #define CONTENT_KEY 0x746e65746e6f6322ull /* "content  with the opening quote */
 #define TEXT_KEY 0x0000227478657422ull    /* "text" with both quotes, in the low six bytes */
 #define TEXT_KEY_MASK 0x0000ffffffffffffull
+/* The Responses API's and the Messages API's prompt keys (dataplane/apis flattens the same strings). */
+#define INPUT_KEY 0x00227475706e6922ull   /* "input" with both quotes, in the low seven bytes */
+#define INPUT_KEY_MASK 0x00ffffffffffffffull
+#define SYSTEM_KEY 0x226d657473797322ull  /* "system" with both quotes */
+#define INSTRUC_KEY 0x63757274736e6922ull /* "instruc: the first eight bytes of "instructions" */
+#define TIONS_KEY 0x000022736e6f6974ull   /* tions" : its last six */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -537,13 +543,25 @@ static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_st
 			s->key_end = i + 6;
 			return 1;
 		}
+		if (word == SYSTEM_KEY) {
+			s->key_end = i + 8;
+			return 1;
+		}
+		if ((word & INPUT_KEY_MASK) == INPUT_KEY) {
+			s->key_end = i + 7;
+			return 1;
+		}
+		if (word == INSTRUC_KEY && i + 14 <= len && (load64(hb, i + 8) & TEXT_KEY_MASK) == TIONS_KEY) {
+			s->key_end = i + 14;
+			return 1;
+		}
 	}
 	return 0;
 }
 
 /*
- * Phase 3, one stride from start: the next prompt key, "prompt", "content" or "text" (quotes
- * included), wholly inside the window. Sets key_end to the index just past the key; 1 = stop (a
+ * Phase 3, one stride from start: the next prompt key, "prompt", "content", "text", "system",
+ * "input" or "instructions" (quotes included), wholly inside the window. Sets key_end to the index just past the key; 1 = stop (a
  * key, or the window's end). Words without a '"' are skipped (bytes past len in such a load are
  * stale, but a key needs i + 8 <= len).
  */

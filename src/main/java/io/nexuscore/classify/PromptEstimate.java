@@ -10,8 +10,9 @@ package io.nexuscore.classify;
  *                 kernel: after the end of the head in the head's segment, or from the first
  *                 byte of the segment that follows a head without body bytes); the kernel's
  *                 verdict is blind when its segment shows fewer than min(body length, 256)
- * prompt keys     "prompt", "content" or "text" keys, quotes included, starting at least 8 bytes
- *                 (9 for "content") before the visible body's end, the first PROMPT_STRINGS (8)
+ * prompt keys     "prompt", "content", "text", "system", "input" or "instructions" keys (chat,
+ *                 completions, the Messages and Responses APIs), quotes included, starting at
+ *                 least 8 bytes (9 for "content", 14 for "instructions") before the visible body's end, the first PROMPT_STRINGS (8)
  *                 of them in order, each searched for after the previous one's string (so a
  *                 chat's messages, a system prompt's and the question's, content parts' texts; a
  *                 completion's or a task's prompt)
@@ -88,6 +89,10 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
     private static final byte[] PROMPT_KEY = "\"prompt\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] CONTENT_KEY = "\"content\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     private static final byte[] TEXT_KEY = "\"text\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    /** The Responses API's and the Messages API's prompt keys: their strings are prompt text too. */
+    private static final byte[] SYSTEM_KEY = "\"system\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] INPUT_KEY = "\"input\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    private static final byte[] INSTRUCTIONS_KEY = "\"instructions\"".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
     /** A request whose body the scorer did not see at all: the estimate from its length alone. */
     public static PromptEstimate fromLength(long bodyLength) {
@@ -498,7 +503,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         }
     }
 
-    /** Index just past the first prompt key ("prompt", "content", "text") starting at most 8 bytes before end, or -1. */
+    /** Index just past the first prompt key (see the class javadoc) starting at least 8 bytes before end, or -1. */
     private static int keyEnd(byte[] b, int from, int end) {
         for (int i = from; i + PROMPT_KEY.length <= end; i++) {
             if (b[i] != '"') {
@@ -512,6 +517,15 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
             }
             if (matches(b, i, TEXT_KEY)) { // a content part's text; like every key, only where 8 bytes are left
                 return i + TEXT_KEY.length;
+            }
+            if (matches(b, i, SYSTEM_KEY)) {
+                return i + SYSTEM_KEY.length;
+            }
+            if (matches(b, i, INPUT_KEY)) {
+                return i + INPUT_KEY.length;
+            }
+            if (i + INSTRUCTIONS_KEY.length <= end && matches(b, i, INSTRUCTIONS_KEY)) {
+                return i + INSTRUCTIONS_KEY.length;
             }
         }
         return -1;
