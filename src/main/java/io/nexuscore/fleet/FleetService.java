@@ -7,7 +7,6 @@ import io.nexuscore.config.AtomicFile;
 import io.nexuscore.config.ClusterConfig;
 import io.nexuscore.events.EventSink;
 import io.vertx.core.Vertx;
-import io.vertx.core.eventbus.MessageConsumer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.shareddata.AsyncMap;
@@ -30,15 +29,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * This router's membership in a fleet: the {@link FleetAgent} on a thread of its own (a sync every
- * {@code cluster.syncMs}, and at once when another router announces a write on the event bus), a
- * heartbeat into the members map, the cached view GET /fleet serves, and the fleet state file that
- * keeps the last version across a restart of the whole fleet.
+ * {@code cluster.syncMs}), a signed heartbeat into the members map, the cached view GET /fleet serves
+ * (built from the heartbeats that verify), and the fleet state file that keeps the last version across
+ * a restart of the whole fleet. Nothing goes over Vert.x's event bus: its TCP transport has no
+ * authentication of its own, so a write is found by the next sync instead of being announced.
  */
 public final class FleetService implements FleetStatus, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(FleetService.class.getName());
-    /** Event-bus address on which a router announces a version it wrote: the others sync at once. */
-    static final String CHANGED = "nexuscore.fleet.changed";
     static final String MEMBERS_MAP = "nexuscore.fleet.members";
     /** The longest the fleet thread waits for the cluster before it calls it unreachable. */
     static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
@@ -52,18 +50,18 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     private final FleetAgent agent;
     private final Path fleetFile;
     private final ScheduledExecutorService thread;
-    private final AsyncMap<String, String> members;
-    private final MessageConsumer<String> changes;
+    private final AsyncMap<String, Object> members;
+    private final FleetKeys keys;
+    private final FleetRejections rejections;
     private volatile JsonObject view;
     private final AtomicBoolean syncQueued = new AtomicBoolean();
     /** The last sync failure logged; null after a sync that worked. Fleet thread only. */
     private final RepeatedFailureLog syncFailures = new RepeatedFailureLog(LOG, "fleet sync");
     private final RepeatedFailureLog heartbeatFailures = new RepeatedFailureLog(LOG, "fleet heartbeat");
     private long savedVersion;
-    private long announcedVersion;
 
     private FleetService(Vertx vertx, ClusterConfig config, String mode, AdaptiveConfig.Scope scope, LocalPolicy local,
-                         EventSink events, Path fleetFile) {
+                         EventSink events, Path fleetFile, FleetKeys keys, MeterRegistry registry) {
         this.vertx = vertx;
         this.config = config;
         this.mode = mode;
@@ -74,15 +72,12 @@ public final class FleetService implements FleetStatus, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        SharedPolicy shared = SharedMapPolicy.open(vertx, CALL_TIMEOUT);
+        this.keys = keys;
+        this.rejections = new FleetRejections(registry);
+        SharedPolicy shared = SharedMapPolicy.open(vertx, CALL_TIMEOUT, keys, rejections);
         this.members = SharedMapPolicy.await(vertx.sharedData().getClusterWideMap(MEMBERS_MAP), CALL_TIMEOUT,
                 "opening " + MEMBERS_MAP);
         this.agent = new FleetAgent(config.node(), shared, local, events, scope, System::currentTimeMillis, this::held);
-        this.changes = vertx.eventBus().<String>consumer(CHANGED, message -> {
-            if (!config.node().equals(message.body())) {
-                queueSync();
-            }
-        });
         this.view = new JsonObject().put("node", config.node()).put("cluster", config.name())
                 .put("reachable", false).put("members", new JsonArray());
     }
@@ -93,11 +88,14 @@ public final class FleetService implements FleetStatus, AutoCloseable {
      * fleet's policy as soon as it does.
      *
      * @param stateFile the control plane's state file; the fleet's version is kept beside it
+     * @param keys      the fleet's secrets ({@code cluster.secretFile}): what this router writes is signed,
+     *                  what it reads is verified before it is decoded
      */
     public static FleetService start(Vertx vertx, ClusterConfig config, AdaptiveConfig.Scope scope, LocalPolicy local,
-                                     EventSink events, String mode, Path stateFile, MeterRegistry registry) {
+                                     EventSink events, String mode, Path stateFile, MeterRegistry registry,
+                                     FleetKeys keys) {
         FleetService service = new FleetService(vertx, config, mode, scope, local, events,
-                stateFile.toAbsolutePath().resolveSibling("fleet.json"));
+                stateFile.toAbsolutePath().resolveSibling("fleet.json"), keys, registry);
         try {
             PolicyDoc doc = service.agent.join(service.savedVersion);
             LOG.log(Level.INFO, "fleet {0}: node {1} joined at policy version {2} (from {3}), {4} member(s)",
@@ -135,8 +133,8 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     }
 
     /**
-     * One sync on the fleet's thread, unless one is queued already: a flood of change messages on
-     * the cluster's bus (anyone on its port can send them) costs one queued sync, not one each.
+     * One sync on the fleet's thread, unless one is queued already: a burst of local changes costs
+     * one queued sync, not one each.
      */
     private void queueSync() {
         if (!syncQueued.compareAndSet(false, true)) {
@@ -167,14 +165,10 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         }
     }
 
-    /** Every document this router holds: saved when its version is new, announced when this router wrote it. */
+    /** Every document this router holds: saved when its version is new. */
     private void held(PolicyDoc doc) {
         if (doc.version() != savedVersion) {
             saveVersion(doc);
-        }
-        if (doc.origin().equals(config.node()) && doc.version() > announcedVersion) {
-            announcedVersion = doc.version();
-            vertx.eventBus().publish(CHANGED, config.node());
         }
     }
 
@@ -200,10 +194,19 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         List<JsonObject> list = new ArrayList<>();
         boolean reachable;
         try {
-            SharedMapPolicy.await(members.put(config.node(), self.encode(), MEMBER_TTL.toMillis()), CALL_TIMEOUT,
-                    "heartbeat");
-            Map<String, String> all = SharedMapPolicy.await(members.entries(), CALL_TIMEOUT, "reading " + MEMBERS_MAP);
-            all.values().forEach(text -> member(text).ifPresent(list::add));
+            SharedMapPolicy.await(members.put(config.node(), keys.seal(MEMBERS_MAP, config.node(), self.encode()),
+                    MEMBER_TTL.toMillis()), CALL_TIMEOUT, "heartbeat");
+            Map<String, Object> all = SharedMapPolicy.awaitRead(members.entries(), CALL_TIMEOUT,
+                    "reading " + MEMBERS_MAP, rejections, MEMBERS_MAP);
+            boolean anyRefused = false;
+            for (Map.Entry<String, Object> entry : all.entrySet()) {
+                Optional<JsonObject> member = verifiedMember(entry.getKey(), entry.getValue());
+                member.ifPresent(list::add);
+                anyRefused |= member.isEmpty();
+            }
+            if (!anyRefused) {
+                rejections.verified(MEMBERS_MAP);
+            }
             reachable = agent.reachable();
         } catch (SharedPolicy.Unreachable e) {
             list.add(self); // cut off: only itself to show, flagged below
@@ -228,10 +231,32 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     }
 
     /**
-     * A member's heartbeat entry, or empty when it is not one: the members map is writable by anyone
-     * on the cluster's port, and one bad entry must not stop the heartbeat (a scheduled task that
-     * throws is never run again).
+     * A member's heartbeat entry once its envelope verifies, or empty (counted, logged once) when it
+     * does not: the members map is writable by anyone on the cluster's port, and one bad entry must
+     * neither show on GET /fleet nor stop the heartbeat (a scheduled task that throws never runs again).
      */
+    private Optional<JsonObject> verifiedMember(Object key, Object value) {
+        if (!(key instanceof String node) || !(value instanceof String text)) {
+            Object odd = value instanceof String ? key : value;
+            String type = odd == null ? "null" : odd.getClass().getName();
+            rejections.refused(MEMBERS_MAP, FleetKeys.Reason.NOT_TEXT, "a " + type + ", not text",
+                    type + '\0' + java.util.Objects.hashCode(odd));
+            return Optional.empty();
+        }
+        try {
+            Optional<JsonObject> entry = member(keys.open(MEMBERS_MAP, node, text));
+            if (entry.isEmpty() || !node.equals(entry.get().getString("node"))) {
+                rejections.refused(MEMBERS_MAP, FleetKeys.Reason.MALFORMED, "a signed entry that is not a heartbeat", text);
+                return Optional.empty();
+            }
+            return entry;
+        } catch (FleetKeys.Refused e) {
+            rejections.refused(MEMBERS_MAP, e.reason(), e.getMessage(), text);
+            return Optional.empty();
+        }
+    }
+
+    /** A heartbeat entry's body, or empty when it is not one. */
     static Optional<JsonObject> member(String text) {
         try {
             JsonObject entry = new JsonObject(text);
@@ -276,7 +301,6 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        changes.unregister();
         try {
             SharedMapPolicy.await(members.remove(config.node()), CALL_TIMEOUT, "leaving " + MEMBERS_MAP);
         } catch (SharedPolicy.Unreachable e) {

@@ -11,38 +11,79 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The fleet's document in a cluster-wide map of Vert.x's shared data (a Hazelcast IMap with backups
- * on the other routers). The value is the document's canonical JSON, so the map's own
- * {@code replace(key, old, new)} is the compare-and-set. Blocks the calling thread (never an event
- * loop) for at most {@code timeout}.
+ * on the other routers). The value is the document's canonical JSON in a signed envelope
+ * ({@link FleetKeys}), so the map's own {@code replace(key, old, new)} on the exact text read is the
+ * compare-and-set. Anything that reaches the cluster's port can write the map: a value that does not
+ * verify is refused ({@link FleetRejections}), reads as no document at all, and is overwritten by the
+ * next compare-and-set from "none", so the fleet heals itself at its next sync. Blocks the calling
+ * thread (never an event loop) for at most {@code timeout}. One thread (the fleet agent's) calls it.
  */
 final class SharedMapPolicy implements SharedPolicy {
 
     static final String MAP = "nexuscore.fleet.policy";
-    private static final String KEY = "policy";
+    static final String KEY = "policy";
 
-    private final AsyncMap<String, String> map;
+    private final AsyncMap<String, Object> map;
     private final Duration timeout;
+    private final FleetKeys keys;
+    private final FleetRejections rejections;
+    /** The last document read or written, and its exact text in the map (the expected value of a compare-and-set). */
+    private PolicyDoc lastDoc;
+    private String lastText;
+    /** A refused value the last read found in the map; a compare-and-set from "none" replaces it. */
+    private Object refused;
 
-    private SharedMapPolicy(AsyncMap<String, String> map, Duration timeout) {
+    SharedMapPolicy(AsyncMap<String, Object> map, Duration timeout, FleetKeys keys, FleetRejections rejections) {
         this.map = map;
         this.timeout = timeout;
+        this.keys = keys;
+        this.rejections = rejections;
     }
 
-    static SharedMapPolicy open(Vertx vertx, Duration timeout) {
-        return new SharedMapPolicy(await(vertx.sharedData().<String, String>getClusterWideMap(MAP), timeout,
-                "opening " + MAP), timeout);
+    static SharedMapPolicy open(Vertx vertx, Duration timeout, FleetKeys keys, FleetRejections rejections) {
+        return new SharedMapPolicy(await(vertx.sharedData().<String, Object>getClusterWideMap(MAP), timeout,
+                "opening " + MAP), timeout, keys, rejections);
     }
 
     @Override
-    public Optional<PolicyDoc> read() {
-        return Optional.ofNullable(await(map.get(KEY), timeout, "reading " + MAP)).map(SharedMapPolicy::decoded);
+    public synchronized Optional<PolicyDoc> read() {
+        refused = null;
+        Object value = awaitRead(map.get(KEY), timeout, "reading " + MAP, rejections, MAP);
+        if (value == null) {
+            return Optional.empty();
+        }
+        if (!(value instanceof String text)) {
+            rejections.refused(MAP, FleetKeys.Reason.NOT_TEXT, "a " + value.getClass().getName() + ", not text",
+                    value.getClass().getName() + '\0' + value.hashCode());
+            refused = value;
+            return Optional.empty();
+        }
+        if (text.equals(lastText)) {
+            return Optional.of(lastDoc);
+        }
+        PolicyDoc doc;
+        try {
+            doc = decoded(keys.open(MAP, KEY, text));
+        } catch (FleetKeys.Refused e) {
+            rejections.refused(MAP, e.reason(), e.getMessage(), text);
+            refused = text;
+            return Optional.empty();
+        } catch (Unreachable e) {
+            // Signed by a holder of the secret, yet not a document this router can take (a newer
+            // router's format, or stores it would refuse): not the stranger's case, so not healed over.
+            rejections.refused(MAP, FleetKeys.Reason.MALFORMED, e.getMessage(), text);
+            throw e;
+        }
+        rejections.verified(MAP);
+        lastDoc = doc;
+        lastText = text;
+        return Optional.of(doc);
     }
 
     /**
-     * The document as the map holds it. Anything that reaches the cluster's port can write that map,
-     * so a document that does not decode (garbage, a missing field, thresholds out of range) is
-     * treated like a fleet that does not answer: the router starts and serves on its own policy,
-     * says why, and reports the fleet unreachable, instead of failing its start or its sync.
+     * The document of a verified envelope. A signed document that does not decode (a missing field,
+     * thresholds out of range) is treated like a fleet that does not answer: the router starts and
+     * serves on its own policy, says why, and reports the fleet unreachable.
      */
     static PolicyDoc decoded(String text) {
         try {
@@ -54,11 +95,58 @@ final class SharedMapPolicy implements SharedPolicy {
     }
 
     @Override
-    public boolean compareAndSet(Optional<PolicyDoc> expected, PolicyDoc next) {
+    public synchronized boolean compareAndSet(Optional<PolicyDoc> expected, PolicyDoc next) {
+        String text = keys.seal(MAP, KEY, next.encode());
+        boolean written;
         if (expected.isEmpty()) {
-            return await(map.putIfAbsent(KEY, next.encode()), timeout, "writing " + MAP) == null;
+            written = refused != null
+                    ? await(map.replaceIfPresent(KEY, refused, text), timeout, "writing " + MAP)
+                    : await(map.putIfAbsent(KEY, text), timeout, "writing " + MAP) == null;
+        } else {
+            // The text read, not a re-signed one: after a rotation the map holds the old key's signature.
+            String old = expected.get().equals(lastDoc) ? lastText : keys.seal(MAP, KEY, expected.get().encode());
+            written = await(map.replaceIfPresent(KEY, old, text), timeout, "writing " + MAP);
         }
-        return await(map.replaceIfPresent(KEY, expected.get().encode(), next.encode()), timeout, "writing " + MAP);
+        if (written) {
+            refused = null;
+            lastDoc = next;
+            lastText = text;
+        }
+        return written;
+    }
+
+    /**
+     * A read of a value a stranger may have written: a Java-serialized object is refused by the
+     * cluster's deserialization filter before any of its code runs ({@link Fleet}); that refusal is
+     * counted here and reported as an unreachable fleet (the value cannot be compared, so not replaced).
+     */
+    static <T> T awaitRead(Future<T> future, Duration timeout, String what, FleetRejections rejections, String map) {
+        try {
+            return await(future, timeout, what);
+        } catch (Unreachable e) {
+            if (refusedByFilter(e)) {
+                rejections.refused(map, FleetKeys.Reason.JAVA_SERIALIZED, String.valueOf(rootCause(e).getMessage()),
+                        String.valueOf(rootCause(e).getMessage()));
+            }
+            throw e;
+        }
+    }
+
+    static boolean refusedByFilter(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SecurityException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
     }
 
     /** Waits for a cluster call on this (non-Vert.x) thread, bounded. */
