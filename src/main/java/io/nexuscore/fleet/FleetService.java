@@ -22,6 +22,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +44,8 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     static final Duration HEARTBEAT = Duration.ofSeconds(1);
     /** A member whose heartbeat is this old has left the members map. */
     static final Duration MEMBER_TTL = Duration.ofSeconds(5);
+    /** Heartbeat entries read per round at most: a stranger who fills the map costs bounded reads. */
+    static final int MAX_MEMBERS_READ = 256;
 
     private final Vertx vertx;
     private final ClusterConfig config;
@@ -50,7 +53,7 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     private final FleetAgent agent;
     private final Path fleetFile;
     private final ScheduledExecutorService thread;
-    private final AsyncMap<String, Object> members;
+    private final AsyncMap<Object, Object> members;
     private final FleetKeys keys;
     private final FleetRejections rejections;
     private volatile JsonObject view;
@@ -196,11 +199,25 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         try {
             SharedMapPolicy.await(members.put(config.node(), keys.seal(MEMBERS_MAP, config.node(), self.encode()),
                     MEMBER_TTL.toMillis()), CALL_TIMEOUT, "heartbeat");
-            Map<String, Object> all = SharedMapPolicy.awaitRead(members.entries(), CALL_TIMEOUT,
-                    "reading " + MEMBERS_MAP, rejections, MEMBERS_MAP);
+            // Entry by entry: a value the deserialization filter refuses costs that entry, not the view.
+            Set<Object> nodes = SharedMapPolicy.awaitRead(members.keys(), CALL_TIMEOUT, "reading " + MEMBERS_MAP,
+                    rejections, MEMBERS_MAP);
             boolean anyRefused = false;
-            for (Map.Entry<String, Object> entry : all.entrySet()) {
-                Optional<JsonObject> member = verifiedMember(entry.getKey(), entry.getValue());
+            for (Object node : nodes.stream().limit(MAX_MEMBERS_READ).toList()) {
+                Optional<JsonObject> member;
+                try {
+                    Object value = node instanceof String key ? SharedMapPolicy.awaitRead(members.get(key),
+                            CALL_TIMEOUT, "reading " + MEMBERS_MAP, rejections, MEMBERS_MAP) : node;
+                    if (value == null) {
+                        continue; // expired since the keys were read
+                    }
+                    member = verifiedMember(node, value);
+                } catch (SharedPolicy.Unreachable e) {
+                    if (!SharedMapPolicy.refusedByFilter(e)) {
+                        throw e;
+                    }
+                    member = Optional.empty(); // counted by awaitRead
+                }
                 member.ifPresent(list::add);
                 anyRefused |= member.isEmpty();
             }
@@ -237,7 +254,7 @@ public final class FleetService implements FleetStatus, AutoCloseable {
      */
     private Optional<JsonObject> verifiedMember(Object key, Object value) {
         if (!(key instanceof String node) || !(value instanceof String text)) {
-            Object odd = value instanceof String ? key : value;
+            Object odd = key instanceof String ? value : key;
             String type = odd == null ? "null" : odd.getClass().getName();
             rejections.refused(MEMBERS_MAP, FleetKeys.Reason.NOT_TEXT, "a " + type + ", not text",
                     type + '\0' + java.util.Objects.hashCode(odd));

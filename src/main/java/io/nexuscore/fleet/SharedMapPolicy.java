@@ -1,10 +1,15 @@
 package io.nexuscore.fleet;
 
+import com.hazelcast.map.IMap;
 import io.vertx.core.Future;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import io.vertx.core.Vertx;
 import io.vertx.core.shareddata.AsyncMap;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -32,23 +37,51 @@ final class SharedMapPolicy implements SharedPolicy {
     private String lastText;
     /** A refused value the last read found in the map; a compare-and-set from "none" replaces it. */
     private Object refused;
+    /** Stands for a refused value that could not even be read (Java-serialized): only a blind write replaces it. */
+    private static final Object UNREADABLE = new Object();
+    /**
+     * Writes the entry without reading what it replaces (Hazelcast's {@code IMap.setAsync}); null where
+     * the map has no such call (a local map in tests): an unreadable value then stays until removed by hand.
+     */
+    private final Function<String, CompletionStage<Void>> blindWrite;
 
-    SharedMapPolicy(AsyncMap<String, Object> map, Duration timeout, FleetKeys keys, FleetRejections rejections) {
+    SharedMapPolicy(AsyncMap<String, Object> map, Duration timeout, FleetKeys keys, FleetRejections rejections,
+                    Function<String, CompletionStage<Void>> blindWrite) {
         this.map = map;
         this.timeout = timeout;
         this.keys = keys;
         this.rejections = rejections;
+        this.blindWrite = blindWrite;
+    }
+
+    SharedMapPolicy(AsyncMap<String, Object> map, Duration timeout, FleetKeys keys, FleetRejections rejections) {
+        this(map, timeout, keys, rejections, null);
     }
 
     static SharedMapPolicy open(Vertx vertx, Duration timeout, FleetKeys keys, FleetRejections rejections) {
+        Function<String, CompletionStage<Void>> blindWrite = null;
+        if (((VertxInternal) vertx).clusterManager() instanceof HazelcastClusterManager hazelcast) {
+            // The IMap Vert.x's cluster-wide map is (a String value is stored as it is).
+            IMap<String, Object> imap = hazelcast.getHazelcastInstance().getMap(MAP);
+            blindWrite = text -> imap.setAsync(KEY, text);
+        }
         return new SharedMapPolicy(await(vertx.sharedData().<String, Object>getClusterWideMap(MAP), timeout,
-                "opening " + MAP), timeout, keys, rejections);
+                "opening " + MAP), timeout, keys, rejections, blindWrite);
     }
 
     @Override
     public synchronized Optional<PolicyDoc> read() {
         refused = null;
-        Object value = awaitRead(map.get(KEY), timeout, "reading " + MAP, rejections, MAP);
+        Object value;
+        try {
+            value = awaitRead(map.get(KEY), timeout, "reading " + MAP, rejections, MAP);
+        } catch (Unreachable e) {
+            if (blindWrite == null || !refusedByFilter(e)) {
+                throw e;
+            }
+            refused = UNREADABLE;
+            return Optional.empty();
+        }
         if (value == null) {
             return Optional.empty();
         }
@@ -59,6 +92,7 @@ final class SharedMapPolicy implements SharedPolicy {
             return Optional.empty();
         }
         if (text.equals(lastText)) {
+            rejections.verified(MAP);
             return Optional.of(lastDoc);
         }
         PolicyDoc doc;
@@ -99,9 +133,15 @@ final class SharedMapPolicy implements SharedPolicy {
         String text = keys.seal(MAP, KEY, next.encode());
         boolean written;
         if (expected.isEmpty()) {
-            written = refused != null
-                    ? await(map.replaceIfPresent(KEY, refused, text), timeout, "writing " + MAP)
-                    : await(map.putIfAbsent(KEY, text), timeout, "writing " + MAP) == null;
+            if (refused == UNREADABLE) {
+                // Not a compare-and-set: a writer racing this one is put right by the last-writer-wins round.
+                await(Future.fromCompletionStage(blindWrite.apply(text)), timeout, "writing " + MAP);
+                written = true;
+            } else {
+                written = refused != null
+                        ? await(map.replaceIfPresent(KEY, refused, text), timeout, "writing " + MAP)
+                        : await(map.putIfAbsent(KEY, text), timeout, "writing " + MAP) == null;
+            }
         } else {
             // The text read, not a re-signed one: after a rotation the map holds the old key's signature.
             String old = expected.get().equals(lastDoc) ? lastText : keys.seal(MAP, KEY, expected.get().encode());
@@ -118,7 +158,7 @@ final class SharedMapPolicy implements SharedPolicy {
     /**
      * A read of a value a stranger may have written: a Java-serialized object is refused by the
      * cluster's deserialization filter before any of its code runs ({@link Fleet}); that refusal is
-     * counted here and reported as an unreachable fleet (the value cannot be compared, so not replaced).
+     * counted here; the policy's reader then overwrites it blindly, the members' reader skips it.
      */
     static <T> T awaitRead(Future<T> future, Duration timeout, String what, FleetRejections rejections, String map) {
         try {
