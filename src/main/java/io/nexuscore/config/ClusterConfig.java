@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * @param name       the Hazelcast cluster name: routers with another name never join this fleet
  * @param node       this router's name in the fleet (origin of its changes, the {@code node} metrics tag);
  *                   default host:port
- * @param host       address Hazelcast binds and announces; the event bus binds it too
+ * @param host       address Hazelcast binds and announces (Vert.x's event bus, unused by the fleet, stays on loopback)
  * @param port       Hazelcast member port
  * @param members    TCP-IP discovery: "host:port" of the other routers (this one may be listed too)
  * @param kubernetes Kubernetes discovery (Hazelcast's built-in plugin) instead of members: a service's endpoints
