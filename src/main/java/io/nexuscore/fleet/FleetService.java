@@ -29,10 +29,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * This router's membership in a fleet: the {@link FleetAgent} on a thread of its own (a sync every
- * {@code cluster.syncMs}), a signed heartbeat into the members map, the cached view GET /fleet serves
- * (built from the heartbeats that verify), and the fleet state file that keeps the last version across
- * a restart of the whole fleet. Nothing goes over Vert.x's event bus: its TCP transport has no
- * authentication of its own, so a write is found by the next sync instead of being announced.
+ * {@code cluster.syncMs}, and at once when the policy entry changes), a signed heartbeat into the
+ * members map, the cached view GET /fleet serves (built from the heartbeats that verify), and the
+ * fleet state file that keeps the last version across a restart of the whole fleet. Nothing goes
+ * over Vert.x's event bus (its TCP transport authenticates no one): the nudge to sync is Hazelcast's
+ * own entry event on the policy map, without the value, so it carries nothing to trust.
  */
 public final class FleetService implements FleetStatus, AutoCloseable {
 
@@ -55,6 +56,8 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     private final AsyncMap<Object, Object> members;
     private final FleetKeys keys;
     private final FleetRejections rejections;
+    /** Stops the policy map's change events (null without Hazelcast: tests on a local Vert.x). */
+    private final Runnable stopChangeEvents;
     private volatile JsonObject view;
     private final AtomicBoolean syncQueued = new AtomicBoolean();
     /** The last sync failure logged; null after a sync that worked. Fleet thread only. */
@@ -80,6 +83,7 @@ public final class FleetService implements FleetStatus, AutoCloseable {
         this.members = SharedMapPolicy.await(vertx.sharedData().getClusterWideMap(MEMBERS_MAP), CALL_TIMEOUT,
                 "opening " + MEMBERS_MAP);
         this.agent = new FleetAgent(config.node(), shared, local, events, scope, System::currentTimeMillis, this::held);
+        this.stopChangeEvents = onPolicyChange(vertx, this::queueSync);
         this.view = new JsonObject().put("node", config.node()).put("cluster", config.name())
                 .put("reachable", false).put("members", new JsonArray());
     }
@@ -135,8 +139,8 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     }
 
     /**
-     * One sync on the fleet's thread, unless one is queued already: a burst of local changes costs
-     * one queued sync, not one each.
+     * One sync on the fleet's thread, unless one is queued already: a burst of changes (local ones, or
+     * writes to the policy entry, which anyone on the cluster's port can make) costs one queued sync.
      */
     private void queueSync() {
         if (!syncQueued.compareAndSet(false, true)) {
@@ -164,6 +168,34 @@ public final class FleetService implements FleetStatus, AutoCloseable {
             // logged once by the agent; the router serves with the policy it holds
         } catch (RuntimeException e) {
             syncFailures.failed(e);
+        }
+    }
+
+    /**
+     * Calls {@code nudge} whenever the policy entry is written, by anyone: another router's write is
+     * taken at once instead of at the next period. The event carries no value (nothing of a stranger's
+     * is read here); a stranger's flood of writes costs one queued sync at a time ({@link #queueSync}).
+     */
+    private static Runnable onPolicyChange(Vertx vertx, Runnable nudge) {
+        if (!(((io.vertx.core.internal.VertxInternal) vertx).clusterManager()
+                instanceof io.vertx.spi.cluster.hazelcast.HazelcastClusterManager hazelcast)) {
+            return () -> { };
+        }
+        com.hazelcast.map.IMap<Object, Object> map = hazelcast.getHazelcastInstance().getMap(SharedMapPolicy.MAP);
+        java.util.UUID id = map.addEntryListener(new PolicyWritten(nudge), SharedMapPolicy.KEY, false);
+        return () -> map.removeEntryListener(id);
+    }
+
+    private record PolicyWritten(Runnable nudge) implements com.hazelcast.map.listener.EntryAddedListener<Object, Object>,
+            com.hazelcast.map.listener.EntryUpdatedListener<Object, Object> {
+        @Override
+        public void entryAdded(com.hazelcast.core.EntryEvent<Object, Object> event) {
+            nudge.run();
+        }
+
+        @Override
+        public void entryUpdated(com.hazelcast.core.EntryEvent<Object, Object> event) {
+            nudge.run();
         }
     }
 
@@ -306,6 +338,11 @@ public final class FleetService implements FleetStatus, AutoCloseable {
     /** Stops syncing and takes this router's heartbeat out; Vert.x's close then leaves the cluster. */
     @Override
     public void close() {
+        try {
+            stopChangeEvents.run();
+        } catch (RuntimeException e) {
+            // leaving anyway: the listener goes with the member
+        }
         thread.shutdownNow();
         try {
             thread.awaitTermination(5, TimeUnit.SECONDS);
