@@ -44,6 +44,7 @@
 # its warm-up to its exit) into <dir>/router-<jar number>-round-<round>.jfr; bench/jfr-flame.py folds it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --bench   # wrk and nginx-light, which ./test.sh does not need
 
 if [ -z "${NX_BENCH_LOCKED:-}" ]; then
   NX_BENCH_LOCKED=1 exec flock /tmp/nx-bench.lock "$0" "$@"

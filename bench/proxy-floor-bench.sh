@@ -17,6 +17,7 @@
 # Takes /tmp/nx-bench.lock; every process started here is stopped by PID on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --bench   # wrk and nginx-light, which ./test.sh does not need
 
 if [ -z "${NX_BENCH_LOCKED:-}" ]; then
   NX_BENCH_LOCKED=1 exec flock /tmp/nx-bench.lock "$0" "$@"

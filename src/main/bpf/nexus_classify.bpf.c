@@ -135,17 +135,43 @@ struct tcp_facts {
 	struct flow_key6 key6; /* IPv6 */
 	__u32 payload_off;     /* from the start of the Ethernet header */
 	__u32 payload_len;     /* from the IPv4 total length / IPv6 payload length */
+	__u32 seq;             /* TCP sequence number, host order */
 	__u8 flags;            /* TCP flags byte (CWR..FIN) */
 	__u8 ipv6;             /* 1: key6 holds the 4-tuple, else key */
 };
 
 struct verdict {
 	__u64 body_len;
-	__u32 request_line_hash;
+	__u32 check;   /* verdict_check(request-line hash, body_len) */
 	__u8 score;
 	__u8 tier;
-	__u8 flags; /* VERDICT_F_* */
+	__u8 flags;    /* VERDICT_F_* */
+	__u8 awaits;   /* 1: a head without body bytes whose Content-Length body follows (pending_bodies) */
+	__u32 line_keywords; /* KW_BIT_* of the request line */
+	__u32 body_from;     /* the body's first byte in the scratch buffer */
 };
+
+/*
+ * A request head that arrived without its body (the client wrote the body after the head: httpx,
+ * urllib, the JDK client): the next segment of the flow, if it starts exactly at next_seq, is the
+ * body's start and is scored as the head's segment would have been. One shot: the entry is removed
+ * by the first later segment of the flow, whatever it holds, so a lost, reordered or retransmitted
+ * segment leaves the request blind (the data plane decides), never wrongly decided.
+ */
+struct pending_body {
+	__u64 body_len;      /* Content-Length */
+	__u32 next_seq;      /* host order: the sequence number just past the head */
+	__u32 check;         /* verdict_check(request-line hash, body_len) */
+	__u32 line_keywords; /* KW_BIT_* of the request line */
+	__u32 pad;
+};
+/* Key: the flow as flow_key6; IPv4 as ::ffff:a.b.c.d (one map for both families). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, PENDING_BODIES);
+	__type(key, struct flow_key6);
+	__type(value, struct pending_body);
+} pending_bodies SEC(".maps");
 
 enum { CL_NONE, CL_VALUE, CL_DIGITS };
 enum { KW_BIT_SUM = 1, KW_BIT_REF = 2, KW_BIT_GEN = 4, KW_BIT_ANA = 8 };
@@ -253,6 +279,7 @@ static __always_inline int parse_tcp_header(struct tcphdr *tcp, void *data_end, 
 	f->payload_off = l3_off + tcp_hlen;
 	f->payload_len = tcp_space - tcp_hlen;
 	f->flags = ((__u8 *)tcp)[13];
+	f->seq = bpf_ntohl(tcp->seq);
 	return 0;
 }
 
@@ -914,10 +941,13 @@ static long scan_body(__u64 k, void *arg)
 
 /*
  * The prompt's tokens at unit gain, 1/1024 tokens: the features seen, plus the body bytes after
- * the scan beyond TRAILER_ALLOWANCE (more messages, or the part past the window) at the rate seen;
- * without a prompt string, the body less ENVELOPE_GUESS at TOKEN_PER_BYTE_Q10.
+ * the scan beyond an allowance (more messages, or the part past the window) at the rate seen:
+ * TRAILER_ALLOWANCE after a closing quote; inside a string the window cut, PROMPT_ENVELOPE less
+ * the envelope before the first string. Without a prompt string, the body less ENVELOPE_GUESS at
+ * TOKEN_PER_BYTE_Q10. body_from: the body's first byte in the buffer; s->len: the window's end.
  */
-static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u64 body_len, bool *blind)
+static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u32 body_from, __u64 body_len,
+					       bool *blind)
 {
 	__u64 q10;
 
@@ -929,8 +959,10 @@ static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u64
 		return bytes * TOKEN_PER_BYTE_Q10;
 	}
 	__u32 scan_end = s->scan_end;
-	__u64 consumed = scan_end > s->head_end ? scan_end - s->head_end : 0;
-	__u64 extra = body_len > consumed + TRAILER_ALLOWANCE ? body_len - consumed - TRAILER_ALLOWANCE : 0;
+	__u64 consumed = scan_end > body_from ? scan_end - body_from : 0;
+	__u32 before = s->prompt_from - body_from;
+	__u64 allowance = scan_end != s->len ? TRAILER_ALLOWANCE : before < PROMPT_ENVELOPE ? PROMPT_ENVELOPE - before : 0;
+	__u64 extra = body_len > consumed + allowance ? body_len - consumed - allowance : 0;
 	__u64 seen = (__u64)TOKEN_PER_WORD_Q10 * s->words + (__u64)TOKEN_PER_BLANK_RUN_Q10 * s->second_blanks +
 		     (__u64)TOKEN_PER_PUNCT_RUN_Q10 * s->punct_runs + (__u64)TOKEN_PER_DIGIT_RUN_Q10 * s->digit_runs +
 		     (__u64)TOKEN_PER_LETTER_Q10 * s->letters + s->chars_q10;
@@ -970,7 +1002,68 @@ static __always_inline __u8 tier_for(__u32 score)
 }
 
 /*
- * Score the request head that starts this segment's payload; -1 when it does not start one.
+ * Phases 3 and 4 over the body's first bytes in the buffer, from body_from to at most BODY_WINDOW
+ * bytes on (s->len becomes that end), then the score. The scan state holds the request line's
+ * keywords. Blind: no prompt string in a body that is not empty, or the buffer held fewer body
+ * bytes than min(body_len, BODY_WINDOW) (the segment ended first).
+ */
+__noinline int score_body(struct head_buf *hb, struct verdict *v)
+{
+	if (!hb || !v)
+		return -1;
+	struct scan_state *s = &hb->scan;
+	struct scan_ctx sc = { .hb = hb };
+	__u32 body_from = v->body_from;
+	__u64 body_len = v->body_len;
+	__u32 len = s->len;
+
+	if (len > body_from + BODY_WINDOW)
+		len = body_from + BODY_WINDOW;
+	s->len = len;
+	if (body_from < len) {
+		s->key_pos = body_from;
+		bpf_loop((len - body_from) / CHUNK + 2 * PROMPT_STRINGS + 2, scan_body, &sc, 0);
+	}
+	bool blind = false;
+	__u64 q10 = prompt_tokens_q10(s, body_from, body_len, &blind);
+	__u64 want = body_len < BODY_WINDOW ? body_len : BODY_WINDOW;
+	if (len - body_from < want)
+		blind = true;
+	__u64 score = (q10 * token_gain() + (1u << 19)) >> 20;
+	if (s->keywords & KW_BIT_SUM)
+		score += settings.weight_sum;
+	if (s->keywords & KW_BIT_REF)
+		score += settings.weight_ref;
+	if (s->keywords & KW_BIT_GEN)
+		score += settings.weight_gen;
+	if (s->keywords & KW_BIT_ANA)
+		score += settings.weight_ana;
+	if (score > 255)
+		score = 255;
+
+	v->score = score;
+	v->tier = tier_for(score);
+	v->flags = blind ? VERDICT_F_BLIND : 0;
+	return 0;
+}
+
+/* A fresh scan state over len bytes in the buffer. */
+static __always_inline struct scan_state *start_scan(struct head_buf *hb, __u32 len)
+{
+	struct scan_state *s = &hb->scan;
+
+	__builtin_memset(s, 0, sizeof(*s));
+	s->prev = CLS_BREAK; /* the first character starts its run */
+	s->prev2 = CLS_BREAK;
+	s->len = len;
+	s->line_end = len;
+	s->hash = FNV_OFFSET;
+	return s;
+}
+
+/*
+ * Read the request head that starts this segment's payload (score_body scores its body); -1 when
+ * it does not start one.
  * The rules (RequestHeadParser's javadoc states the same, and ParityTest holds them equal):
  *   window          the first HEAD_WINDOW payload bytes; nothing after them is read
  *   request head    3 to 7 bytes 'A'..'Z' then a space (a method token); at least 4 bytes
@@ -982,14 +1075,13 @@ static __always_inline __u8 tier_for(__u32 score)
  *   end of head     the first "\r\n\r\n"
  *   body length     Content-Length, else payload bytes after the end of head in this segment
  *                   (payload length from the IPv4 header), else 0
+ *   prompt          the body's first BODY_WINDOW bytes in the window (score_body)
+ * A head that ends its segment and announces a body by Content-Length awaits that body: its
+ * verdict is stored blind, and the flow's next segment is scored by read_pending_body.
  */
-static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_facts *f, struct verdict *v)
+static __always_inline int read_head(void *ctx, bool xdp, const struct tcp_facts *f, struct head_buf *hb,
+				     struct verdict *v)
 {
-	__u32 zero = 0;
-	struct head_buf *hb = bpf_map_lookup_elem(&head_scratch, &zero);
-	if (!hb)
-		return -1;
-
 	__u32 len = f->payload_len;
 	if (len > HEAD_WINDOW)
 		len = HEAD_WINDOW;
@@ -1000,13 +1092,7 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 	if (!starts_request(hb->bytes, len))
 		return -1;
 
-	struct scan_state *s = &hb->scan;
-	__builtin_memset(s, 0, sizeof(*s));
-	s->prev = CLS_BREAK; /* the first character starts its run */
-	s->prev2 = CLS_BREAK;
-	s->len = len;
-	s->line_end = len;
-	s->hash = FNV_OFFSET;
+	struct scan_state *s = start_scan(hb, len);
 	struct scan_ctx sc = { .hb = hb };
 	bpf_loop((len + CHUNK - 1) / CHUNK, scan_line, &sc, 0);
 	__u32 line_end = s->line_end;
@@ -1020,50 +1106,102 @@ static __always_inline int score_head(void *ctx, bool xdp, const struct tcp_fact
 		body_len = f->payload_len - s->head_end;
 
 	__u32 head_end = s->head_end;
-	if (head_end && head_end < len) {
-		s->key_pos = head_end;
-		bpf_loop((len - head_end) / CHUNK + 2 * PROMPT_STRINGS + 2, scan_body, &sc, 0);
-	}
-	bool blind = false;
-	__u64 q10 = prompt_tokens_q10(s, body_len, &blind);
-	__u64 score = (q10 * token_gain() + (1u << 19)) >> 20;
-	if (s->keywords & KW_BIT_SUM)
-		score += settings.weight_sum;
-	if (s->keywords & KW_BIT_REF)
-		score += settings.weight_ref;
-	if (s->keywords & KW_BIT_GEN)
-		score += settings.weight_gen;
-	if (s->keywords & KW_BIT_ANA)
-		score += settings.weight_ana;
-	if (score > 255)
-		score = 255;
-
+	v->awaits = s->cl_found && body_len > 0 && head_end && head_end == f->payload_len;
+	v->line_keywords = s->keywords;
+	v->body_from = head_end ? head_end : len; /* no end of head in the window: no body to scan */
 	v->body_len = body_len;
-	v->request_line_hash = s->hash;
-	v->score = score;
-	v->tier = tier_for(score);
-	v->flags = blind ? VERDICT_F_BLIND : 0;
+	v->check = verdict_check(s->hash, body_len);
 	return 0;
+}
+
+/* The flow as pending_bodies keys it: IPv6 as it is, IPv4 as ::ffff:a.b.c.d. */
+static __always_inline void pending_key(const struct tcp_facts *f, struct flow_key6 *k)
+{
+	if (f->ipv6) {
+		*k = f->key6;
+		return;
+	}
+	__builtin_memset(k, 0, sizeof(*k));
+	k->src_ip[2] = bpf_htonl(0xffff);
+	k->src_ip[3] = f->key.src_ip;
+	k->dst_ip[2] = bpf_htonl(0xffff);
+	k->dst_ip[3] = f->key.dst_ip;
+	k->src_port = f->key.src_port;
+	k->dst_port = f->key.dst_port;
+}
+
+/*
+ * The segment after a head that awaits its body: -1 unless the flow has such a head and this
+ * segment starts exactly where the head ended (then it is the body's start). The entry is taken
+ * either way, so a segment out of order leaves the request blind rather than wrongly scored.
+ */
+static __always_inline int read_pending_body(void *ctx, bool xdp, const struct tcp_facts *f, struct head_buf *hb,
+					     struct verdict *v)
+{
+	struct flow_key6 key;
+	pending_key(f, &key);
+	struct pending_body *p = bpf_map_lookup_elem(&pending_bodies, &key);
+	if (!p)
+		return -1;
+	struct pending_body head = *p;
+	bpf_map_delete_elem(&pending_bodies, &key);
+	if (f->seq != head.next_seq)
+		return -1;
+
+	__u32 len = f->payload_len;
+	if (len > BODY_WINDOW)
+		len = BODY_WINDOW;
+	if (len < 1 || load_bytes(ctx, xdp, f->payload_off, hb->bytes, len) < 0)
+		return -1;
+	struct scan_state *s = start_scan(hb, len);
+	s->keywords = head.line_keywords;
+	v->awaits = 0;
+	v->body_from = 0;
+	v->body_len = head.body_len;
+	v->check = head.check;
+	return 0;
+}
+
+static __always_inline void await_body(const struct tcp_facts *f, const struct verdict *v)
+{
+	struct flow_key6 key;
+	struct pending_body p = {
+		.body_len = v->body_len,
+		.next_seq = f->seq + f->payload_len,
+		.check = v->check,
+		.line_keywords = v->line_keywords,
+	};
+	pending_key(f, &key);
+	bpf_map_update_elem(&pending_bodies, &key, &p, BPF_ANY);
 }
 
 static __always_inline int classify_xdp(struct xdp_md *ctx)
 {
 	struct tcp_facts f = {};
 	struct verdict v;
+	__u32 zero = 0;
 
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 
-	if (parse_tcp(data, data_end, bpf_xdp_get_buff_len(ctx), &f) < 0)
+	if (parse_tcp(data, data_end, bpf_xdp_get_buff_len(ctx), &f) < 0 || f.payload_len == 0)
 		return XDP_PASS;
-	if (score_head(ctx, true, &f, &v) < 0)
+	struct head_buf *hb = bpf_map_lookup_elem(&head_scratch, &zero);
+	if (!hb)
+		return XDP_PASS;
+	if (read_head(ctx, true, &f, hb, &v) < 0 && read_pending_body(ctx, true, &f, hb, &v) < 0)
+		return XDP_PASS;
+	if (score_body(hb, &v) < 0)
 		return XDP_PASS;
 
-	__u32 check = verdict_check(v.request_line_hash, v.body_len);
 	if (f.ipv6)
-		store_verdict6(&f.key6, check, v.score, v.tier, v.flags);
+		store_verdict6(&f.key6, v.check, v.score, v.tier, v.flags);
 	else
-		store_verdict4(&f.key, check, v.score, v.tier, v.flags);
+		store_verdict4(&f.key, v.check, v.score, v.tier, v.flags);
+	if (v.awaits) {
+		await_body(&f, &v); /* counted when its body is scored */
+		return XDP_PASS;
+	}
 
 	__u32 tier = v.tier;
 	__u64 *count = bpf_map_lookup_elem(&tier_counters, &tier);

@@ -126,6 +126,11 @@ _Static_assert(sizeof(struct routing_decision) == 8, "routing_decision is 8 byte
 #define VERDICT_SLOTS6 (1 << 16)   /* IPv6 slots, power of two (3 MiB) */
 #define VERDICT_FALLBACK 65536     /* routing_decisions entries (IPv4 connections not in their slot) */
 #define VERDICT_FALLBACK6 16384    /* routing_decisions6 entries */
+/*
+ * pending_bodies entries (LRU): request heads whose body is still to come, both families. An entry
+ * lives from a head's segment to the flow's next segment, microseconds on a live connection.
+ */
+#define PENDING_BODIES 65536
 #define SLOT_HASH_MULT 0x9e3779b1u
 
 /*
@@ -242,6 +247,20 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
 #define KEYWORD_SCAN_BYTES 64
 /* Bytes after the prompt string's closing quote that are envelope, not more prompt. */
 #define TRAILER_ALLOWANCE 48
+/*
+ * Body bytes the prompt scan reads, from the body's first byte, whichever segment carries them
+ * (PromptEstimate.BODY_WINDOW): the rest of the body is counted from Content-Length at the rate
+ * seen, so a packet's cost has a bound whatever the prompt's length (docs/kernel-segments.md has
+ * the accuracy/cost curve this was chosen on). A scan whose window the segment cuts shorter than
+ * min(body length, BODY_WINDOW) is blind: the data plane, which has the whole body, decides.
+ */
+#define BODY_WINDOW 256
+/*
+ * A chat's envelope around its prompt, bytes (PromptEstimate.PROMPT_ENVELOPE): when the window ends
+ * inside a prompt string, the body bytes after it less (PROMPT_ENVELOPE - the bytes before the
+ * string) are the prompt's unseen rest. Clients put ~40-75 bytes before the prompt and the rest after.
+ */
+#define PROMPT_ENVELOPE 80
 /* Unseen bytes counted at most, and the estimate's cap (both far above 255 tokens). */
 #define PROMPT_EXTRA_MAX (1ull << 24)
 #define PROMPT_Q10_MAX (1ull << 40)

@@ -6,8 +6,10 @@ package io.nexuscore.classify;
  * two equal; change both or neither. It estimates the prompt's tokens, not the envelope's bytes:
  *
  * <pre>
- * visible body    the body bytes inside the first HEAD_WINDOW bytes of the request (in the kernel:
- *                 after the end of the head in the segment that starts it)
+ * visible body    the body's first BODY_WINDOW (256) bytes, whichever segment carries them (in the
+ *                 kernel: after the end of the head in the head's segment, or from the first
+ *                 byte of the segment that follows a head without body bytes); the kernel's
+ *                 verdict is blind when its segment shows fewer than min(body length, 256)
  * prompt keys     "prompt", "content" or "text" keys, quotes included, starting at least 8 bytes
  *                 (9 for "content") before the visible body's end, the first PROMPT_STRINGS (8)
  *                 of them in order, each searched for after the previous one's string (so a
@@ -26,8 +28,10 @@ package io.nexuscore.classify;
  *                 string), as the guests scan the prompt
  * tokens seen     537 words + 657 second blanks + 909 punctuation runs + 2005 digit runs
  *                 + 129 letters + the characters' block weights, in 1/1024 tokens
- * rest            body bytes after the scan (past the last string's closing quote, or past the
- *                 window) beyond TRAILER_ALLOWANCE: more messages or the prompt's unseen part,
+ * rest            body bytes after the scan beyond an allowance: past the last string's closing
+ *                 quote TRAILER_ALLOWANCE (48); past the window's end, inside a string,
+ *                 PROMPT_ENVELOPE (80) less the bytes before the first string, at least 0;
+ *                 more messages or the prompt's unseen part,
  *                 counted at the seen rate (tokens seen * rest / bytes scanned); with nothing
  *                 scanned, 241 per byte; the envelope between the strings counts for nothing
  * no string       (body length - ENVELOPE_GUESS) * 241, at least 0; the kernel marks such a
@@ -58,6 +62,10 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
     public static final int KEYWORD_SCAN_BYTES = 64;
     /** TRAILER_ALLOWANCE in nexus_shared.h. */
     public static final int TRAILER_ALLOWANCE = 48;
+    /** BODY_WINDOW in nexus_shared.h: the body bytes a scan reads; the rest is extrapolated. */
+    public static final int BODY_WINDOW = 256;
+    /** PROMPT_ENVELOPE in nexus_shared.h: a chat's envelope around its prompt, bytes before and after. */
+    public static final int PROMPT_ENVELOPE = 80;
     /** ENVELOPE_GUESS in nexus_shared.h. */
     public static final int ENVELOPE_GUESS = 64;
     /** TOKEN_PER_*_Q10 in nexus_shared.h: tokens per feature, Q10. */
@@ -116,7 +124,8 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         for (int i = cut; i < text.length; i++) {
             length += escapedBytes(text[i] & 0xff);
         }
-        return estimate(f, PROMPT_STRING_START + f.raw, length);
+        // Cut inside the string, as a scan whose window ends there: the envelope's rest is "}.
+        return estimate(f, PROMPT_STRING_START + f.raw, length, PROMPT_ENVELOPE - PROMPT_STRING_START);
     }
 
     /**
@@ -164,10 +173,29 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
     }
 
     /**
-     * Scans {@code bytes[bodyFrom, visibleEnd)}, the visible part of a body of {@code bodyLength} bytes.
+     * The estimate of a body as the data plane holds it: its first {@link #BODY_WINDOW} bytes
+     * scanned ({@code firstBytes} holds at least min(BODY_WINDOW, bodyLength) of them), the rest
+     * extrapolated. The kernel scores the same bytes whichever segments carry them, so this is its
+     * decision for any client that gets a verdict (SegmentedBodyParityTest).
+     */
+    public static PromptEstimate ofBody(byte[] firstBytes, long bodyLength) {
+        return scan(firstBytes, 0, firstBytes.length, bodyLength);
+    }
+
+    /**
+     * Scans the visible part of a body of {@code bodyLength} bytes that starts at {@code bodyFrom}:
+     * {@code bytes[bodyFrom, visibleEnd)}, at most {@link #BODY_WINDOW} bytes of it. Blind when no
+     * prompt string is visible in a body that is not empty, or when the visible part is shorter
+     * than the window would be (the kernel's segment ended first).
      */
     public static PromptEstimate scan(byte[] bytes, int bodyFrom, int visibleEnd, long bodyLength) {
-        int end = Math.min(visibleEnd, bytes.length);
+        return scan(bytes, bodyFrom, visibleEnd, bodyLength, BODY_WINDOW);
+    }
+
+    /** {@link #scan(byte[], int, int, long)} with another window (bench/sample-curve.sh's curve). */
+    public static PromptEstimate scan(byte[] bytes, int bodyFrom, int visibleEnd, long bodyLength, int window) {
+        int end = Math.min(Math.min(visibleEnd, bytes.length), bodyFrom + window);
+        boolean cut = end - bodyFrom < Math.min(bodyLength, window);
         Features f = new Features();
         int first = -1; // the first string's start: keywords count in the bytes up to KEYWORD_SCAN_BYTES after it
         int scanEnd = -1; // just past the last string scanned, or end when one ran into it
@@ -195,9 +223,12 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
             from = closing + 1;
         }
         if (first < 0) {
-            return fromLength(bodyLength);
+            return fromLength(bodyLength); // blind: the body is not empty
         }
-        return estimate(f, scanEnd - bodyFrom, bodyLength);
+        // A string cut by the window's end: what follows is its rest and the envelope's other part.
+        int allowance = scanEnd == end ? Math.max(0, PROMPT_ENVELOPE - (first - bodyFrom)) : TRAILER_ALLOWANCE;
+        PromptEstimate seen = estimate(f, scanEnd - bodyFrom, bodyLength, allowance);
+        return cut ? new PromptEstimate(seen.tokensQ10(), seen.keywordBits(), true) : seen;
     }
 
     /**
@@ -205,8 +236,12 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
      * (the last string's closing quote included), and the rest counted at the rate seen.
      */
     private static PromptEstimate estimate(Features f, long consumed, long bodyLength) {
+        return estimate(f, consumed, bodyLength, TRAILER_ALLOWANCE);
+    }
+
+    private static PromptEstimate estimate(Features f, long consumed, long bodyLength, int allowance) {
         long seen = f.tokensQ10();
-        long extra = Math.min(EXTRA_MAX, Math.max(0, bodyLength - consumed - TRAILER_ALLOWANCE));
+        long extra = Math.min(EXTRA_MAX, Math.max(0, bodyLength - consumed - allowance));
         long q10 = f.raw > 0 ? seen + extra * seen / f.raw : extra * TOKEN_PER_BYTE_Q10;
         return new PromptEstimate(Math.min(q10, Q10_MAX), f.keywords, false);
     }

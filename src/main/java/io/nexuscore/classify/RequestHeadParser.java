@@ -20,7 +20,8 @@ import java.util.Optional;
  * end of head     the first "\r\n\r\n" (bare "\n\n" does not end a head)
  * body length     Content-Length when present, else payload bytes after the end of head in
  *                 this segment (payload = the full segment, beyond the window), else 0
- * prompt estimate {@link PromptEstimate} over the window's bytes after the end of head (none
+ * prompt estimate {@link PromptEstimate} over the body bytes after the end of head in the window, at
+ *                 most BODY_WINDOW of them (none
  *                 when the end of head is not in the window)
  * </pre>
  *

@@ -5,7 +5,6 @@ import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.tenants.TenantKeys;
 
 import io.nexuscore.classify.PromptEstimate;
-import io.nexuscore.classify.RequestHeadParser;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.DataPlaneConfig;
 import io.nexuscore.events.EventSink;
@@ -425,7 +424,7 @@ public final class DataPlaneHandler {
         }
         byte[] requestLine = requestLine(request);
         long bodyLength = body.length();
-        PromptEstimate estimate = promptEstimate(request, requestLine, body);
+        PromptEstimate estimate = promptEstimate(body);
         // Floors are looked up per request, so a tenant change reaches connections already open.
         ConnectionInfo connection = connections.current(request.connection());
         Served served = new Served(request, endpoint, parsed, tenant, start);
@@ -448,18 +447,12 @@ public final class DataPlaneHandler {
     }
 
     /**
-     * The prompt estimate over the body bytes that fit in the first HEAD_WINDOW bytes of the request,
-     * as the kernel sees them when head and body share a segment. The head's length is rebuilt from
-     * the parsed head ("Name: value" lines, as clients write them), so a prompt that crosses the
-     * window's edge may be cut a few bytes off where the kernel cut it: a large prompt either way.
+     * The prompt estimate over the body's first BODY_WINDOW bytes, the rest extrapolated: what the
+     * kernel scores whether the client wrote the body with its head or after it, in one segment or
+     * several (ParityTest), so a blind request gets the decision a verdict would have carried.
      */
-    static PromptEstimate promptEstimate(HttpServerRequest request, byte[] requestLine, Buffer body) {
-        int headLength = requestLine.length + 4; // its CRLF and the blank line's
-        for (Map.Entry<String, String> header : request.headers()) {
-            headLength += header.getKey().length() + 2 + header.getValue().length() + 2;
-        }
-        int visible = Math.min(body.length(), Math.max(0, RequestHeadParser.HEAD_WINDOW - headLength));
-        return PromptEstimate.scan(body.getBytes(0, visible), 0, visible, body.length());
+    static PromptEstimate promptEstimate(Buffer body) {
+        return PromptEstimate.ofBody(body.getBytes(0, Math.min(body.length(), PromptEstimate.BODY_WINDOW)), body.length());
     }
 
     /** The request line as the client sent it, which is what the kernel scored and hashed. */

@@ -11,7 +11,7 @@ import java.util.Locale;
  * router's event loops hand reads and writes to the ring and enter the kernel once per loop turn
  * instead of once per socket call, which on the 2-core VM of the benchmarks carried 15–60 % more
  * requests per second on the router's upstream path and cut its preemptions per request by five
- * (README, "Data plane").
+ * (bench/dataplane-results.md, "What io_uring changed").
  * Docker's default seccomp profile and {@code kernel.io_uring_disabled} refuse the ring; {@code auto}
  * then takes epoll, which every supported kernel has. SO_MARK tenant floors and the kernel verdict
  * lookup need a socket fd, which both native engines give and NIO does not.

@@ -301,9 +301,9 @@ class AdaptiveApiKernelTest {
         List<String> command = new ArrayList<>(List.of("bpftool", "map", "update", "pinned",
                 kernel.pinDir().resolve("adaptive_settings").toString(), "key", "hex", "00", "00", "00", "00", "value", "hex"));
         command.addAll(List.of(hex.toString().trim().split(" ")));
-        Process bpftool = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(bpftool.getInputStream().readAllBytes());
-        assertEquals(0, bpftool.waitFor(), output);
+        io.nexuscore.testing.ExternalProcess.Result bpftool =
+                io.nexuscore.testing.ExternalProcess.run(java.time.Duration.ofSeconds(30), command);
+        assertEquals(0, bpftool.exitCode(), bpftool.output());
 
         JsonObject view = client.get(port, "127.0.0.1", "/adaptive").send().await(10, TimeUnit.SECONDS).bodyAsJsonObject();
         assertEquals(false, view.getBoolean("valid"), view.encode());

@@ -6,13 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,11 +39,10 @@ class BtfLayoutTest {
             Files.copy(in, object, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         try {
-            Process bpftool = new ProcessBuilder("bpftool", "btf", "dump", "file", object.toString(), "format", "raw")
-                    .redirectErrorStream(true).start();
-            List<String> lines = new String(bpftool.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-            bpftool.waitFor(30, TimeUnit.SECONDS);
-            assertEquals(0, bpftool.exitValue(), () -> "bpftool btf dump failed:\n" + String.join("\n", lines));
+            io.nexuscore.testing.ExternalProcess.Result bpftool = io.nexuscore.testing.ExternalProcess.run(
+                    java.time.Duration.ofSeconds(30), "bpftool", "btf", "dump", "file", object.toString(), "format", "raw");
+            List<String> lines = bpftool.output().lines().toList();
+            assertEquals(0, bpftool.exitCode(), () -> "bpftool btf dump failed:\n" + String.join("\n", lines));
             btf = parse(lines);
         } finally {
             Files.deleteIfExists(object);

@@ -26,6 +26,16 @@ public final class Packets {
         return ipv4(src, 6, 0, tcpHeader(srcPort, dstPort, flags, 0), payload);
     }
 
+    /** A segment whose payload starts at sequence number {@code seq} (a request written in several segments). */
+    public static byte[] tcpAt(byte[] src, int srcPort, int dstPort, int seq, byte[] payload) {
+        return ipv4(src, 6, 0, tcpHeader(srcPort, dstPort, TCP_ACK_PSH, 0, seq), payload);
+    }
+
+    /** The IPv6 twin of {@link #tcpAt}. */
+    public static byte[] ipv6TcpAt(byte[] src, int srcPort, int dstPort, int seq, byte[] payload) {
+        return ipv6(src, tcpHeader(srcPort, dstPort, TCP_ACK_PSH, 0, seq), payload);
+    }
+
     /** TCP with {@code optionWords} 4-byte NOP option words (doff > 5). */
     public static byte[] tcpWithOptions(int dstPort, int optionWords, String payload) {
         return ipv4(CLIENT, 6, 0, tcpHeader(CLIENT_PORT, dstPort, TCP_ACK_PSH, optionWords),
@@ -52,7 +62,10 @@ public final class Packets {
     }
 
     public static byte[] ipv6Tcp(byte[] src, int srcPort, int dstPort, int flags, byte[] body) {
-        byte[] tcp = tcpHeader(srcPort, dstPort, flags, 0);
+        return ipv6(src, tcpHeader(srcPort, dstPort, flags, 0), body);
+    }
+
+    private static byte[] ipv6(byte[] src, byte[] tcp, byte[] body) {
         ByteBuffer b = ByteBuffer.allocate(14 + 40 + tcp.length + body.length).order(ByteOrder.BIG_ENDIAN);
         ethernet(b, 0x86dd);
         b.putInt(0x60000000).putShort((short) (tcp.length + body.length)).put((byte) 6).put((byte) 64);
@@ -104,8 +117,12 @@ public final class Packets {
     }
 
     private static byte[] tcpHeader(int srcPort, int dstPort, int flags, int optionWords) {
+        return tcpHeader(srcPort, dstPort, flags, optionWords, 1);
+    }
+
+    private static byte[] tcpHeader(int srcPort, int dstPort, int flags, int optionWords, int seq) {
         ByteBuffer b = ByteBuffer.allocate(20 + 4 * optionWords).order(ByteOrder.BIG_ENDIAN)
-                .putShort((short) srcPort).putShort((short) dstPort).putInt(1).putInt(flags == TCP_SYN ? 0 : 1)
+                .putShort((short) srcPort).putShort((short) dstPort).putInt(seq).putInt(flags == TCP_SYN ? 0 : 1)
                 .put((byte) ((5 + optionWords) << 4)).put((byte) flags).putShort((short) 65535)
                 .putShort((short) 0).putShort((short) 0);
         for (int i = 0; i < optionWords; i++) {

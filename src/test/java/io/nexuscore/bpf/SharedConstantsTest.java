@@ -66,6 +66,9 @@ class SharedConstantsTest {
         java.put("KEYWORD_SCAN_BYTES", (long) PromptEstimate.KEYWORD_SCAN_BYTES);
         java.put("TRAILER_ALLOWANCE", (long) PromptEstimate.TRAILER_ALLOWANCE);
         java.put("ENVELOPE_GUESS", (long) PromptEstimate.ENVELOPE_GUESS);
+        java.put("BODY_WINDOW", (long) PromptEstimate.BODY_WINDOW);
+        java.put("PROMPT_ENVELOPE", (long) PromptEstimate.PROMPT_ENVELOPE);
+        java.put("PENDING_BODIES", (long) SharedStructs.PENDING_BODIES);
         java.put("PROMPT_EXTRA_MAX", PromptEstimate.EXTRA_MAX);
         java.put("PROMPT_Q10_MAX", PromptEstimate.Q10_MAX);
         java.put("PROMPT_COLON_MAX", (long) PromptEstimate.COLON_MAX);

@@ -1,36 +1,23 @@
 package io.nexuscore.bpf;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import io.nexuscore.testing.ExternalProcess;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
-/** Runs ip/tc/curl for the veth tests; output captured, bounded by a timeout. */
+/** Runs ip/tc/curl/bpftool for the veth tests: output read while the tool runs, killed after 60 s. */
 final class Shell {
 
     record Result(int exitCode, String output) {
     }
 
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
     private Shell() {
     }
 
     static Result run(String... command) {
-        try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            byte[] out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException("timed out: " + String.join(" ", command));
-            }
-            return new Result(p.exitValue(), new String(out, StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + List.of(command), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        ExternalProcess.Result r = ExternalProcess.run(TIMEOUT, List.of(command));
+        return new Result(r.exitCode(), r.output());
     }
 
     /** Runs and requires exit code 0. */

@@ -1,12 +1,18 @@
 package io.nexuscore.bpf;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.config.KernelConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -29,15 +35,36 @@ class StalePinTest {
     }
 
     @Test
-    void theSameBuildReusesEveryPin() {
+    void theSameBuildReusesEveryPin() throws Exception {
         Path pinDir = KernelTestSupport.uniquePinDir();
         try {
             load(pinDir).close(); // pins kept
-            KernelDataPath again = load(pinDir);
-            again.close();
+            Map<String, Integer> first = pinnedMapIds(pinDir);
+            assertTrue(first.keySet().containsAll(Set.of("score_thresholds", "verdict_slots", "tenant_policy", "adaptive_settings")),
+                    "the first load pinned the maps: " + first);
+            load(pinDir).close();
+            // Reused means the very same kernel objects: a map replaced or re-created gets a new id.
+            assertEquals(first, pinnedMapIds(pinDir), "every pin is the same map after the second load");
         } finally {
             KernelDataPath.removePins(pinDir);
         }
+    }
+
+    /** The kernel's id of every map pinned in the directory, by pin name. */
+    private static Map<String, Integer> pinnedMapIds(Path pinDir) throws Exception {
+        Map<String, Integer> ids = new TreeMap<>();
+        try (Stream<Path> pins = Files.list(pinDir)) {
+            for (Path pin : pins.toList()) {
+                Shell.Result shown = Shell.run("bpftool", "-j", "map", "show", "pinned", pin.toString());
+                if (shown.exitCode() != 0) {
+                    continue; // a pinned program (the tail-call chain's entries), not a map
+                }
+                Matcher id = Pattern.compile("\"id\":(\\d+)").matcher(shown.output());
+                assertTrue(id.find(), shown.output());
+                ids.put(pin.getFileName().toString(), Integer.parseInt(id.group(1)));
+            }
+        }
+        return ids;
     }
 
     @Test

@@ -270,7 +270,7 @@ class VerdictSlotsTest {
     }
 
     /**
-     * The verdict store's memory as bpftool prints it (README, "Kernel data path"): 1M IPv4 slots of
+     * The verdict store's memory as bpftool prints it (docs/benchmarks.md, "Kernel data path"): 1M IPv4 slots of
      * 24 B are the store, the LRU maps only a collision fallback.
      */
     @Test

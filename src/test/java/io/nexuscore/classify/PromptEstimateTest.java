@@ -121,15 +121,19 @@ class PromptEstimateTest {
     @Test
     void everyMessageInTheWindowIsScannedAndTheEnvelopeCountsForNothing() {
         String body = "{\"messages\":[{\"role\":\"system\",\"content\":\"abcd efgh.\"},{\"role\":\"user\",\"content\":\""
-                + "y".repeat(200) + "\"}]}";
-        // abcd|efgh|y...y: 3 words of 208 letters; '.': a punctuation run.
-        assertEquals(tokens(3, 0, 1, 0, 208, 0), scan(body).tokens(TokenGain.ONE_Q10));
+                + "y".repeat(120) + "\"}]}";
+        assertTrue(body.length() < PromptEstimate.BODY_WINDOW);
+        // abcd|efgh|y...y: 3 words of 128 letters; '.': a punctuation run.
+        assertEquals(tokens(3, 0, 1, 0, 128, 0), scan(body).tokens(TokenGain.ONE_Q10));
         byte[] b = body.getBytes(StandardCharsets.US_ASCII);
-        int visible = body.indexOf("yyy") + 100; // the window ends inside the question
-        long seen = q10(3, 0, 1, 0, 108, 0);
-        long extra = b.length - visible - PromptEstimate.TRAILER_ALLOWANCE;
-        assertEquals(((seen + extra * seen / 110) * 1024 + (1 << 19)) >> 20,
-                PromptEstimate.scan(b, 0, visible, b.length).tokens(TokenGain.ONE_Q10));
+        int visible = body.indexOf("yyy") + 40; // the segment ends inside the question: blind, the rest extrapolated
+        long seen = q10(3, 0, 1, 0, 48, 0);
+        // Cut inside a string: the rest less the envelope's part that follows (PROMPT_ENVELOPE less what came before).
+        long extra = b.length - visible - (PromptEstimate.PROMPT_ENVELOPE - body.indexOf("abcd"));
+        PromptEstimate cut = PromptEstimate.scan(b, 0, visible, b.length);
+        assertTrue(extra > 0);
+        assertEquals(((seen + extra * seen / 50) * 1024 + (1 << 19)) >> 20, cut.tokens(TokenGain.ONE_Q10));
+        assertTrue(cut.blind());
     }
 
     /**
@@ -144,7 +148,7 @@ class PromptEstimateTest {
         assertEquals(tokens(2, 0, 0, 0, 5, 0), parts.tokens(TokenGain.ONE_Q10)); // hi, abc
         StringBuilder chat = new StringBuilder("{\"messages\":[");
         for (int i = 0; i < PromptEstimate.PROMPT_STRINGS; i++) {
-            chat.append("{\"role\":\"user\",\"content\":\"ab\"},");
+            chat.append("{\"content\":\"ab\"},"); // short, so all eight lie in the window
         }
         String last = "{\"role\":\"user\",\"content\":\"" + "z".repeat(100) + "\"}]}";
         String body = chat + last;
@@ -154,13 +158,22 @@ class PromptEstimateTest {
                 scan(body).tokens(TokenGain.ONE_Q10));
     }
 
+    /**
+     * A body longer than the window: its first BODY_WINDOW bytes scanned, the rest counted at the
+     * rate seen from the declared length, less the envelope still to come (PROMPT_ENVELOPE less
+     * the 11 bytes before the string). Not blind: the window was all there.
+     */
     @Test
     void aPromptCutByTheWindowIsExtrapolatedFromTheDeclaredLength() {
         byte[] b = ("{\"prompt\":\"" + "word ".repeat(100)).getBytes(StandardCharsets.US_ASCII);
-        PromptEstimate e = PromptEstimate.scan(b, 0, 311, 1000); // 300 prompt bytes visible of a 1000-byte body
-        long seen = q10(60, 0, 0, 0, 240, 0);
-        long extra = 1000 - 311 - PromptEstimate.TRAILER_ALLOWANCE;
-        assertEquals(((seen + extra * seen / 300) * 1024 + (1 << 19)) >> 20, e.tokens(TokenGain.ONE_Q10));
+        PromptEstimate e = PromptEstimate.scan(b, 0, 311, 1000); // 311 bytes at hand of a 1000-byte body
+        int prompt = PromptEstimate.BODY_WINDOW - 11; // 245 bytes: 49 words of 4 letters
+        long seen = q10(49, 0, 0, 0, 196, 0);
+        long extra = 1000 - PromptEstimate.BODY_WINDOW - (PromptEstimate.PROMPT_ENVELOPE - 11);
+        assertEquals(((seen + extra * seen / prompt) * 1024 + (1 << 19)) >> 20, e.tokens(TokenGain.ONE_Q10));
+        assertFalse(e.blind());
+        assertEquals(e, PromptEstimate.scan(b, 0, b.length, 1000), "bytes past the window change nothing");
+        assertTrue(PromptEstimate.scan(b, 0, 200, 1000).blind(), "fewer than BODY_WINDOW bytes at hand: blind");
     }
 
     @Test
@@ -247,6 +260,11 @@ class PromptEstimateTest {
     }
 
     /** A body {@code {"prompt": ...}} as a client's JSON library writes it. */
+    /** The scan with every byte of the body in its window: what {@link PromptEstimate#ofPrompt} matches. */
+    private static PromptEstimate wholeBody(byte[] body) {
+        return PromptEstimate.scan(body, 0, body.length, body.length, body.length);
+    }
+
     private static byte[] clientBody(String prompt) {
         return ("{\"prompt\":" + io.vertx.core.json.Json.encode(prompt) + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
@@ -258,7 +276,7 @@ class PromptEstimateTest {
                 "Résumé: café, naïve — 東京 😀 end", "bell\u0007 and nul\u0000 inside", "analyze 12,345.67 + 8 = ?  x  y",
                 "word ".repeat(600))) {
             byte[] body = clientBody(prompt);
-            PromptEstimate expected = PromptEstimate.scan(body, 0, body.length, body.length);
+            PromptEstimate expected = wholeBody(body);
             PromptEstimate own = PromptEstimate.ofPrompt(prompt);
             assertEquals(expected.tokensQ10(), own.tokensQ10(), prompt);
             assertEquals(expected.keywordBits(), own.keywordBits(), prompt);
@@ -273,7 +291,7 @@ class PromptEstimateTest {
         for (String prompt : List.of("Explain the difference between 3 and 4 apples, please. ".repeat(2000), // ~110 KB
                 "bell\u0007 tab\t quote\" ".repeat(8000))) {
             byte[] body = clientBody(prompt);
-            PromptEstimate whole = PromptEstimate.scan(body, 0, body.length, body.length);
+            PromptEstimate whole = wholeBody(body);
             PromptEstimate own = PromptEstimate.ofPrompt(prompt);
             assertEquals(whole.tokensQ10(), own.tokensQ10(), whole.tokensQ10() / 100.0, prompt.substring(0, 20));
         }
@@ -301,7 +319,7 @@ class PromptEstimateTest {
         for (int round = 0; round < 2000; round++) {
             String prompt = randomPrompt(random, random.nextInt(400));
             byte[] body = clientBody(prompt);
-            PromptEstimate expected = PromptEstimate.scan(body, 0, body.length, body.length);
+            PromptEstimate expected = wholeBody(body);
             PromptEstimate own = PromptEstimate.ofPrompt(prompt);
             assertEquals(expected.tokensQ10(), own.tokensQ10(), prompt);
             assertEquals(expected.keywordBits(), own.keywordBits(), prompt);
@@ -314,7 +332,7 @@ class PromptEstimateTest {
         String prompt = "Explain the difference between 3 and 4 apples, please. ".repeat(400); // 22,400 bytes
         byte[] body = clientBody(prompt); // {"prompt":"...
         long promptString = "\"prompt\":\"".length() + prompt.length() + 1L;
-        PromptEstimate expected = PromptEstimate.scan(body, 1, PromptEstimate.PROMPT_SCAN_MAX, promptString);
+        PromptEstimate expected = PromptEstimate.scan(body, 1, PromptEstimate.PROMPT_SCAN_MAX, promptString, PromptEstimate.PROMPT_SCAN_MAX);
         assertEquals(expected.tokensQ10(), PromptEstimate.ofPrompt(prompt).tokensQ10());
     }
 

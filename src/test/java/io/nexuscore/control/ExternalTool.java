@@ -1,5 +1,6 @@
 package io.nexuscore.control;
 
+import io.nexuscore.testing.ExternalProcess;
 import io.nexuscore.testing.Privileged;
 
 import static org.junit.jupiter.api.Assertions.fail;
@@ -7,6 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 
 /**
  * A Debian-packaged tool a test drives (scripts/install-deps.sh installs it). Outside CI a missing tool
@@ -29,15 +32,17 @@ final class ExternalTool {
                 path + " is missing (Debian package " + debianPackage + "; run scripts/install-deps.sh)");
     }
 
-    /** Runs the tool with stdin, returning exit code and combined output. */
-    static Result run(String stdin, String... command) throws Exception {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try (var in = p.getOutputStream()) {
-            in.write(stdin.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        }
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        return new Result(p.waitFor(), out);
+    /**
+     * Runs the tool with stdin, returning exit code and combined output; a tool still running after
+     * {@link #TIMEOUT} (a hung npx fetching a package, a python waiting on something) is killed and the test fails.
+     */
+    static Result run(String stdin, String... command) {
+        ExternalProcess.Result r = ExternalProcess.run(TIMEOUT, stdin, List.of(command));
+        return new Result(r.exitCode(), r.output());
     }
+
+    /** Generous: npx's first run unpacks its package; promtool and python answer in a second. */
+    static final Duration TIMEOUT = Duration.ofMinutes(3);
 
     record Result(int exitCode, String output) {
     }

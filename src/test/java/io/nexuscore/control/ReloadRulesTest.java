@@ -111,7 +111,7 @@ class ReloadRulesTest {
 
         // A FIFO would block open() and read() forever: refused at once, and the API stays responsive.
         Path fifo = dir.resolve("fifo.bpf.o");
-        assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+        assertEquals(0, io.nexuscore.testing.ExternalProcess.run(java.time.Duration.ofSeconds(10), "mkfifo", fifo.toString()).exitCode());
         assertRule("regular-file", reload(fifo.toString()));
         assertEquals(200, client.get(port, "127.0.0.1", "/healthz").send().await(10, TimeUnit.SECONDS).statusCode());
 

@@ -20,6 +20,7 @@ import io.nexuscore.RouterRuntime;
 import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.http.Problem;
+import io.nexuscore.testing.Corpus;
 import io.nexuscore.testing.LocalOpenAiServer;
 import io.nexuscore.testing.RecordingEventSink;
 import io.vertx.core.Future;
@@ -321,12 +322,18 @@ class DataPlaneTest {
      * scan would count them as prompt (score 255, large) where the guests count the question (nano);
      * the tier comes from the parsed prompt. A request whose body is its prompt keeps its decision.
      */
+    private static JsonObject chatOf(String content) {
+        return new JsonObject().put("model", "whatever").put("messages", new JsonArray()
+                .add(new JsonObject().put("role", "user").put("content", content)));
+    }
+
     @Test
     void bytesThatAreNotThePromptDoNotMakeARequestLarge() throws InterruptedException {
         double before = fallbacks("non_prompt_body");
         double nano = requests("nano", "200");
         double large = requests("large", "200");
-        JsonObject question = RouterFixture.chat(40);
+        // A real question of at most 150 bytes (well under 60 tokens by any count), not a word repeated.
+        JsonObject question = chatOf(Corpus.shortQuestion(150));
         JsonObject after = question.copy().put("tools", tools(12));
         JsonObject first = new JsonObject().put("model", "whatever").put("tools", tools(12))
                 .put("messages", question.getJsonArray("messages"));
@@ -340,7 +347,8 @@ class DataPlaneTest {
         }
         assertEquals(before + 2, fallbacks("non_prompt_body"));
         // A long prompt and nothing else: the body's decision stands, no re-decision counted.
-        RouterFixture.Reply plain = RouterFixture.post(client, port, "/v1/chat/completions", RouterFixture.chat(3000)).await();
+        RouterFixture.Reply plain = RouterFixture.post(client, port, "/v1/chat/completions",
+                chatOf(Corpus.atLeast(3000))).await();
         assertEquals("large", plain.header(HEADER_ASSIGNED_TIER));
         assertEquals(before + 2, fallbacks("non_prompt_body"));
         awaitServed("nano", nano + 2);

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Counter;
 import io.nexuscore.RouterRuntime;
 import io.nexuscore.config.RouterConfig;
 import io.nexuscore.http.Problem;
+import io.nexuscore.testing.Corpus;
 import io.nexuscore.testing.FreePort;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -135,7 +136,8 @@ class WasmFailureEndToEndTest {
             assertProblem(refused, 503, "queue-full");
             assertEquals("1", refused.headers().firstValue("Retry-After").orElse(null));
 
-            HttpResponse<String> large = post(saturated, chat("word ".repeat(300)));
+            // Real questions, ~2,000 bytes (~470 cl100k tokens): large under 60/130 by any honest estimate.
+            HttpResponse<String> large = post(saturated, chat(Corpus.atLeast(2_000)));
             assertEquals(200, large.statusCode(), large.body());
             assertEquals("large", large.headers().firstValue("X-NX-Assigned-Tier").orElse(null));
 

@@ -226,7 +226,7 @@ class FleetIT {
         }
         // Not asserted while n3 is still stopped: Hazelcast 5.3.8 may then leave n1 and n2 apart (the
         // connection n2 opened before its pause goes stale, each side's merge check to the other fails
-        // until a membership change; README "Running a fleet").
+        // until a membership change; docs/fleet.md, "Partitions").
         n1.await("n1 has 38", 120, () -> nanoMax(38).test(n1));
         n3.await("n3 reconciled to 38", 120, () -> nanoMax(38).test(n3));
         n1.await("a fleet of three again", 120, () -> clusterMembers(n1) == 3 && clusterMembers(n2) == 3

@@ -159,9 +159,10 @@ final class RouterProcess implements AutoCloseable {
 
     /** SIGSTOP / SIGCONT: the process keeps its sockets but answers nothing, as behind a partition. */
     void signal(String name) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid())).inheritIO().start();
-        if (kill.waitFor() != 0) {
-            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+        io.nexuscore.testing.ExternalProcess.Result kill = io.nexuscore.testing.ExternalProcess.run(
+                java.time.Duration.ofSeconds(10), "kill", "-" + name, String.valueOf(process.pid()));
+        if (kill.exitCode() != 0) {
+            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed: " + kill.output());
         }
     }
 

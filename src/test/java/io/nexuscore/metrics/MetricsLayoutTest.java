@@ -6,13 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.bpf.KernelDataPath;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -57,10 +55,8 @@ class MetricsLayoutTest {
             Files.copy(in, object, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         }
         try {
-            Process bpftool = new ProcessBuilder("bpftool", "btf", "dump", "file", object.toString(), "format", "raw")
-                    .redirectErrorStream(true).start();
-            String dump = new String(bpftool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            bpftool.waitFor(30, TimeUnit.SECONDS);
+            String dump = io.nexuscore.testing.ExternalProcess.ok(java.time.Duration.ofSeconds(30),
+                    "bpftool", "btf", "dump", "file", object.toString(), "format", "raw");
             Matcher m = Pattern.compile("STRUCT 'latency_hist' size=(\\d+)").matcher(dump);
             assertTrue(m.find(), "struct latency_hist in the object's BTF");
             assertEquals(DataPathTimings.HIST_SIZE, Integer.parseInt(m.group(1)));

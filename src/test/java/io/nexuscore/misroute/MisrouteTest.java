@@ -41,11 +41,17 @@ class MisrouteTest {
         assertEquals(banded, Misroute.judge(Tier.NANO, Tier.SMALL, 80, T, band).banded());
     }
 
-    @ParameterizedTest(name = "no score: {0}")
-    @CsvSource({"nano, large", "small, small"})
-    void withoutAScoreOnlyStrictAndGrossAreJudged(String assigned, String observed) {
+    @ParameterizedTest(name = "no score: assigned {0}, observed {1}")
+    @CsvSource({
+            // assigned, observed, strict, gross
+            "nano,  large, true,  true",
+            "large, nano,  true,  true",
+            "nano,  small, true,  false",
+            "small, large, true,  false",
+            "small, small, false, false",
+    })
+    void withoutAScoreOnlyStrictAndGrossAreJudged(String assigned, String observed, boolean strict, boolean gross) {
         Misroute m = Misroute.judge(Tier.fromLabel(assigned), Tier.fromLabel(observed), -1, T, 0.2);
-        assertEquals(false, m.banded());
-        assertEquals(!assigned.equals(observed), m.strict());
+        assertEquals(new Misroute(strict, false, gross), m);
     }
 }

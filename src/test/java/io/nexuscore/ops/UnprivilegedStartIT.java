@@ -100,8 +100,9 @@ class UnprivilegedStartIT {
     }
 
     private static void chown(Path dir) throws Exception {
-        Process p = new ProcessBuilder("chown", "-R", "nobody:nogroup", dir.toString()).inheritIO().start();
-        assertEquals(0, p.waitFor());
+        io.nexuscore.testing.ExternalProcess.Result chown = io.nexuscore.testing.ExternalProcess.run(
+                java.time.Duration.ofSeconds(30), "chown", "-R", "nobody:nogroup", dir.toString());
+        assertEquals(0, chown.exitCode(), chown.output());
     }
 
     private static int freePort() throws Exception {
