@@ -22,6 +22,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 jar="$(nx_fresh_jar)"
+# One secret for the three (cluster.secretFile: root- or self-owned, 0600), removed with $tmp.
+(umask 077; od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$tmp/fleet.secret")
 members="\"127.0.0.1:$((base + 21))\", \"127.0.0.1:$((base + 22))\", \"127.0.0.1:$((base + 23))\""
 for i in 1 2 3; do
   mkdir -p "$tmp/n$i"
@@ -33,7 +35,7 @@ for i in 1 2 3; do
   "metrics": { "kernelTiming": false, "tlbFlushes": false },
   "tiers": { "nano": { "instances": 1 }, "small": { "instances": 1 }, "large": { "instances": 1 } },
   "cluster": { "enabled": true, "host": "127.0.0.1", "port": $((base + 20 + i)), "node": "n$i",
-               "members": [ $members ] }
+               "members": [ $members ], "secretFile": "$tmp/fleet.secret" }
 }
 JSON
   (cd "$tmp/n$i" && exec java -Xmx512m -jar "$jar" --config config.json >router.log 2>&1) &

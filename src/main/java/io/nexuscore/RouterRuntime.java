@@ -38,6 +38,7 @@ import io.nexuscore.events.EventHub;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.fleet.DeferredFleetStatus;
 import io.nexuscore.fleet.Fleet;
+import io.nexuscore.fleet.FleetKeys;
 import io.nexuscore.fleet.FleetService;
 import io.nexuscore.fleet.FleetStatus;
 import io.nexuscore.fleet.RouterLocalPolicy;
@@ -169,6 +170,8 @@ public final class RouterRuntime implements AutoCloseable {
         if (fallback != null) {
             LOG.log(Level.INFO, "dataPlane.transport auto: {0}; using {1}", fallback, IoTransport.nameOf(transport));
         }
+        // Read and checked before joining: a router without a usable secret never enters the cluster.
+        FleetKeys fleetKeys = config.cluster().enabled() ? FleetKeys.load(config.cluster().secretFile().orElseThrow()) : null;
         Vertx vertx = config.cluster().enabled() ? Fleet.startVertx(config.cluster(), options, transport)
                 : Vertx.builder().with(options).withTransport(transport).build();
         List<AutoCloseable> started = new ArrayList<>();
@@ -237,7 +240,7 @@ public final class RouterRuntime implements AutoCloseable {
                 FleetService fleet = FleetService.start(vertx, config.cluster(), config.adaptive().scope(),
                         new RouterLocalPolicy(wiring.thresholds(), wiring.control().tenants(), wiring.control().keys(),
                                 wiring.control().adaptive()),
-                        sink, wiring.mode(), config.control().stateFile(), registry);
+                        sink, wiring.mode(), config.control().stateFile(), registry, fleetKeys);
                 started.add(fleet);
                 fleetView.connect(fleet);
                 joined = Optional.of(fleet);

@@ -1,5 +1,6 @@
 package io.nexuscore.config;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,21 +16,25 @@ import java.util.regex.Pattern;
  * @param name       the Hazelcast cluster name: routers with another name never join this fleet
  * @param node       this router's name in the fleet (origin of its changes, the {@code node} metrics tag);
  *                   default host:port
- * @param host       address Hazelcast binds and announces; the event bus binds it too
+ * @param host       address Hazelcast binds and announces (Vert.x's event bus, unused by the fleet, stays on loopback)
  * @param port       Hazelcast member port
  * @param members    TCP-IP discovery: "host:port" of the other routers (this one may be listed too)
  * @param kubernetes Kubernetes discovery (Hazelcast's built-in plugin) instead of members: a service's endpoints
  * @param syncMs     how often the local policy is compared with the last adopted one (a change made
  *                   here reaches the fleet within this, plus the cluster round trip)
+ * @param secretFile the fleet's shared secret (one line; a second line is the previous secret during a
+ *                   rotation): every policy document and heartbeat is signed and verified under it.
+ *                   Required when enabled: the cluster name is not a credential (docs/fleet-security.md).
+ *                   Checked when the router starts: a regular file owned by root, mode 0600 or 0400
  */
 public record ClusterConfig(boolean enabled, String name, String node, String host, int port, List<Member> members,
-                            Optional<Kubernetes> kubernetes, int syncMs) {
+                            Optional<Kubernetes> kubernetes, int syncMs, Optional<Path> secretFile) {
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
 
     /** Off: a router on its own. */
     public static final ClusterConfig OFF = new ClusterConfig(false, "nexuscore", "127.0.0.1:5701", "127.0.0.1", 5701,
-            List.of(), Optional.empty(), 100);
+            List.of(), Optional.empty(), 100, Optional.empty());
 
     /** One TCP-IP discovery address. */
     public record Member(String host, int port) {
@@ -104,13 +109,23 @@ public record ClusterConfig(boolean enabled, String name, String node, String ho
             throw new ConfigException("cluster.enabled needs cluster.members (\"host:port\" of the other routers)"
                     + " or cluster.kubernetes");
         }
+        if (secretFile.isPresent() && secretFile.get().toString().isBlank()) {
+            throw new ConfigException("cluster.secretFile must not be empty");
+        }
+        if (enabled && secretFile.isEmpty()) {
+            // Anyone who reaches the member port (loopback included: any local user) could otherwise
+            // write the policy every router applies.
+            throw new ConfigException("cluster.enabled needs cluster.secretFile: the fleet's shared secret"
+                    + " (e.g. `umask 077; openssl rand -hex 32 > /etc/nexuscore/fleet.secret`, the same file on every"
+                    + " router); without it anyone who reaches " + host + ":" + port + " steers the fleet");
+        }
         if (!members.isEmpty() && kubernetes.isPresent()) {
             throw new ConfigException("cluster.members and cluster.kubernetes are two discovery methods: set one");
         }
     }
 
     static ClusterConfig from(Json json) {
-        json.allowOnly(Set.of("enabled", "name", "node", "host", "port", "members", "kubernetes", "syncMs"));
+        json.allowOnly(Set.of("enabled", "name", "node", "host", "port", "members", "kubernetes", "syncMs", "secretFile"));
         String host = json.string("host", OFF.host());
         int port = json.integer("port", OFF.port(), 1, 65_535);
         List<Member> members = new ArrayList<>();
@@ -128,6 +143,7 @@ public record ClusterConfig(boolean enabled, String name, String node, String ho
                 json.string("name", OFF.name()),
                 json.string("node", host + ":" + port),
                 host, port, members, kubernetes,
-                json.integer("syncMs", OFF.syncMs(), 10, 60_000));
+                json.integer("syncMs", OFF.syncMs(), 10, 60_000),
+                json.has("secretFile") ? Optional.of(Path.of(json.string("secretFile", ""))) : Optional.empty());
     }
 }

@@ -1,10 +1,12 @@
 package io.nexuscore.fleet;
 
+import com.hazelcast.config.AdvancedNetworkConfig;
 import com.hazelcast.config.Config;
+import com.hazelcast.config.JavaSerializationFilterConfig;
 import com.hazelcast.config.JoinConfig;
 import com.hazelcast.config.MapConfig;
 import com.hazelcast.config.MultiMapConfig;
-import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.config.ServerSocketEndpointConfig;
 import io.nexuscore.config.ClusterConfig;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
@@ -17,6 +19,12 @@ import java.util.concurrent.TimeUnit;
  * discovery from {@code cluster.members} (or Kubernetes), failure detection and split-brain healing
  * in seconds rather than Hazelcast's minutes, so a killed router leaves the fleet and a cut-off one
  * merges back quickly.
+ *
+ * <p>Open-source Hazelcast authenticates no one: whoever reaches the member port can join. So the
+ * router uses it as a transport it does not trust (see docs/fleet-security.md): only the member
+ * endpoint listens (no client protocol), nothing a peer sends is Java-deserialized beyond Hazelcast's
+ * and the JDK's own classes, Vert.x's event bus is bound to loopback and carries nothing, and every
+ * value the router takes from the maps is verified under the fleet's secret ({@link FleetKeys}).
  */
 public final class Fleet {
 
@@ -33,13 +41,16 @@ public final class Fleet {
     static final int MERGE_DELAY_SECONDS = 5;
 
     private static final long JOIN_TIMEOUT_SECONDS = 120;
+    private static final String LOOPBACK = "127.0.0.1";
 
     private Fleet() {
     }
 
     /** Starts Vert.x clustered; blocks until this router has joined (or formed) the fleet. */
     public static Vertx startVertx(ClusterConfig config, VertxOptions options, Transport transport) {
-        options.getEventBusOptions().setHost(config.host()).setPort(0);
+        // Clustered Vert.x always runs an event bus server; its TCP transport is unauthenticated, the
+        // router sends nothing over it, so it listens where no peer reaches it.
+        options.getEventBusOptions().setHost(LOOPBACK).setClusterPublicHost(LOOPBACK).setPort(0);
         HazelcastClusterManager manager = new HazelcastClusterManager(hazelcastConfig(config));
         try {
             return Vertx.builder().with(options).withTransport(transport).withClusterManager(manager)
@@ -67,8 +78,15 @@ public final class Fleet {
         hz.setProperty("hazelcast.local.localAddress", c.host());
         hz.setProperty("hazelcast.socket.bind.any", "false");
 
-        NetworkConfig network = hz.getNetworkConfig();
-        network.setPort(c.port()).setPortAutoIncrement(false);
+        // The advanced network with a member endpoint only: no client endpoint exists, so a Hazelcast
+        // client (which would read and write every map without joining) cannot connect at all.
+        AdvancedNetworkConfig network = hz.getAdvancedNetworkConfig().setEnabled(true);
+        network.setMemberEndpointConfig(new ServerSocketEndpointConfig().setPort(c.port()).setPortAutoIncrement(false));
+        // Peers' values are Java-deserialized only for Hazelcast's and the JDK's classes (the filter's
+        // default allowlist, with its blocklist of known gadgets): a class of the router's classpath
+        // named in a stranger's stream is refused before it is loaded. The fleet's own values are strings.
+        hz.getSerializationConfig().setJavaSerializationFilterConfig(new JavaSerializationFilterConfig()
+                .setDefaultsDisabled(false));
         JoinConfig join = network.getJoin();
         join.getMulticastConfig().setEnabled(false);
         join.getAutoDetectionConfig().setEnabled(false);

@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Keeps this router's policy and the fleet's one document in step. One thread calls it
- * ({@link #join} once, then {@link #sync} on a timer and whenever another router announces a write):
+ * ({@link #join} once, then {@link #sync} on a timer and after a change made on this router):
  * <ul>
  *   <li>a change made here (REST API, bpftool on a pinned map) is written to the fleet as version N+1 with a
  *       compare-and-set; when another router got there first, this router's edit is laid on top of the

@@ -24,7 +24,7 @@ class ClusterConfigTest {
     @Test
     void membersParseAndTheNodeNameDefaultsToHostAndPort() {
         RouterConfig config = parse("""
-                {"cluster": {"enabled": true, "host": "10.0.0.2", "port": 5702,
+                {"cluster": {"enabled": true, "host": "10.0.0.2", "port": 5702, "secretFile": "/etc/nexuscore/fleet.secret",
                              "members": ["10.0.0.1:5701", "[::1]:5703", "router-c:5701"]},
                  "adaptive": {"scope": "fleet"}}
                 """);
@@ -35,12 +35,27 @@ class ClusterConfigTest {
         assertEquals("[::1]:5703", cluster.members().get(1).toString());
         assertEquals("10.0.0.2:5702", cluster.node());
         assertEquals(AdaptiveConfig.Scope.FLEET, config.adaptive().scope());
+        assertEquals(Optional.of(java.nio.file.Path.of("/etc/nexuscore/fleet.secret")), cluster.secretFile());
+    }
+
+    /** The cluster name is not a credential: no fleet without a secret, off loopback or on it (any local user). */
+    @Test
+    void aFleetWithoutASecretFileDoesNotStart() {
+        for (String host : List.of("10.0.0.2", "127.0.0.1")) {
+            ConfigException e = assertThrows(ConfigException.class, () -> parse("{\"cluster\": {\"enabled\": true,"
+                    + " \"host\": \"" + host + "\", \"members\": [\"10.0.0.1:5701\"]}}"));
+            assertTrue(e.getMessage().startsWith("cluster.enabled needs cluster.secretFile")
+                    && e.getMessage().contains(host + ":5701"), e.getMessage());
+        }
+        assertMessage("cluster.secretFile must not be empty",
+                "{\"cluster\": {\"enabled\": true, \"secretFile\": \"\", \"members\": [\"10.0.0.1:5701\"]}}");
     }
 
     @Test
     void kubernetesDiscoveryNeedsNoMembers() {
         ClusterConfig cluster = parse("""
-                {"cluster": {"enabled": true, "kubernetes": {"namespace": "llm", "serviceName": "nexuscore-hz"}}}
+                {"cluster": {"enabled": true, "secretFile": "/run/secrets/fleet",
+                             "kubernetes": {"namespace": "llm", "serviceName": "nexuscore-hz"}}}
                 """).cluster();
         assertEquals(Optional.of(new ClusterConfig.Kubernetes("llm", "nexuscore-hz")), cluster.kubernetes());
     }
@@ -56,6 +71,8 @@ class ClusterConfigTest {
             assertEquals(3, cluster.members().size());
             assertTrue(cluster.members().contains(new ClusterConfig.Member(cluster.host(), cluster.port())),
                     "router-" + i + " is among the members");
+            assertEquals(Optional.of(java.nio.file.Path.of("/run/nexuscore-fleet/fleet.secret")), cluster.secretFile(),
+                    "router-" + i + " reads the secret the compose file's fleet-secret service writes");
             nodes.add(cluster.node());
         }
         assertEquals(3, nodes.size());

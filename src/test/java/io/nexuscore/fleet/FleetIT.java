@@ -76,7 +76,8 @@ class FleetIT {
                             .put("small", new JsonObject().put("instances", 1))
                             .put("large", new JsonObject().put("instances", 1)))
                     .put("cluster", new JsonObject().put("enabled", true).put("host", "127.0.0.1").put("port", hz[i])
-                            .put("node", node).put("members", members));
+                            .put("node", node).put("members", members)
+                            .put("secretFile", RouterProcess.fleetSecret().toString()));
             routers.add(new RouterProcess(node, jar, dir, data, control, config));
         }
         for (RouterProcess r : routers) {

@@ -38,6 +38,8 @@ final class RouterProcess implements AutoCloseable {
     private final Path dir;
     private final List<String> prefix;
     private Process process;
+    /** Classes beside the router's jar (a test's own, for a router that must be able to load them). */
+    private List<Path> extraClasspath = List.of();
 
     /** The router's shaded jar under target/ (the integration tests run after {@code mvn package}). */
     static Path builtJar() throws IOException {
@@ -48,10 +50,33 @@ final class RouterProcess implements AutoCloseable {
         }
     }
 
-    /** The {@code cluster} section of one fleet member. */
-    static JsonObject clusterSection(String node, String host, int port, io.vertx.core.json.JsonArray members) {
+    private static Path fleetSecret;
+
+    /**
+     * The fleet secret every router of this test JVM shares ({@code cluster.secretFile}): a random one,
+     * 0600 and owned by the user running the tests, removed when the JVM exits.
+     */
+    static synchronized Path fleetSecret() throws IOException {
+        if (fleetSecret == null) {
+            Path dir = Files.createTempDirectory("nexuscore-fleet-secret-");
+            dir.toFile().deleteOnExit();
+            Path file = dir.resolve("fleet.secret");
+            Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                    java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            file.toFile().deleteOnExit();
+            byte[] secret = new byte[32];
+            new java.security.SecureRandom().nextBytes(secret);
+            Files.writeString(file, java.util.HexFormat.of().formatHex(secret) + "\n");
+            fleetSecret = file;
+        }
+        return fleetSecret;
+    }
+
+    /** The {@code cluster} section of one fleet member, with the shared {@link #fleetSecret()}. */
+    static JsonObject clusterSection(String node, String host, int port, io.vertx.core.json.JsonArray members)
+            throws IOException {
         return new JsonObject().put("enabled", true).put("node", node).put("host", host).put("port", port)
-                .put("members", members);
+                .put("members", members).put("secretFile", fleetSecret().toString());
     }
 
     /**
@@ -63,7 +88,9 @@ final class RouterProcess implements AutoCloseable {
         return new JsonObject()
                 .put("dataPlane", new JsonObject().put("host", dataHost).put("port", data).put("instances", 1))
                 .put("control", new JsonObject().put("host", controlHost).put("port", control)
-                        .put("stateFile", dir.resolve("state.json").toString()))
+                        .put("stateFile", dir.resolve("state.json").toString())
+                        // A test network of its own: plain HTTP off loopback, as the operator may say so.
+                        .put("plaintextOffLoopback", !controlHost.startsWith("127.")))
                 .put("metrics", new JsonObject().put("kernelTiming", false).put("tlbFlushes", false))
                 .put("tiers", new JsonObject().put("nano", tier).put("small", tier.copy())
                         .put("large", tier.copy().put("memoryLimitBytes", 256L << 20)));
@@ -90,12 +117,30 @@ final class RouterProcess implements AutoCloseable {
         Files.writeString(dir.resolve("config.json"), config.encodePrettily());
     }
 
+    /** Runs the router with {@code entries} on its class path too (its jar's Main-Class, not -jar). */
+    RouterProcess withClasspath(List<Path> entries) {
+        this.extraClasspath = List.copyOf(entries);
+        return this;
+    }
+
     void start() throws IOException {
         List<String> command = new java.util.ArrayList<>(prefix);
         // Vert.x's file cache under the router's own directory: a SIGKILLed router cannot remove
         // its /tmp/vertx-cache-* itself (one was left per test run), the test's cleanup takes this one.
         command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-                "-Dvertx.cacheDirBase=" + dir.resolve("vertx-cache"), "-jar", jar.toString(), "--config", "config.json"));
+                "-Dvertx.cacheDirBase=" + dir.resolve("vertx-cache")));
+        if (extraClasspath.isEmpty()) {
+            command.addAll(List.of("-jar", jar.toString()));
+        } else {
+            String mainClass;
+            try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile())) {
+                mainClass = file.getManifest().getMainAttributes().getValue("Main-Class");
+            }
+            StringBuilder classpath = new StringBuilder(jar.toString());
+            extraClasspath.forEach(p -> classpath.append(java.io.File.pathSeparator).append(p.toAbsolutePath()));
+            command.addAll(List.of("-cp", classpath.toString(), mainClass));
+        }
+        command.addAll(List.of("--config", "config.json"));
         process = new ProcessBuilder(command)
                 .directory(dir.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("router.log").toFile())).start();
