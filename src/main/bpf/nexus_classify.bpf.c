@@ -212,6 +212,7 @@ struct scan_state {
 	__u32 cl_found;
 	/* Phase 3 and 4: the prompt string in the body (PromptEstimate's javadoc has the rules). */
 	__u32 prompt_from;   /* index just past the first prompt string's opening quote; 0 = none found */
+	__u32 flat;          /* 1: the first prompt string is a "prompt" key's (completions, tasks) */
 	__u32 key_pos;       /* where the search for the next prompt key goes on */
 	__u32 key_end;       /* index just past the key it found; 0 = none */
 	__u32 keys;          /* prompt keys done (PROMPT_STRINGS at most) */
@@ -940,8 +941,10 @@ static long scan_body(__u64 k, void *arg)
 		s->key_pos = key_end;
 		return ++s->keys >= PROMPT_STRINGS;
 	}
-	if (!s->prompt_from)
+	if (!s->prompt_from) {
 		s->prompt_from = from;
+		s->flat = key_end >= 8 && load64(hb, key_end - 8) == PROMPT_KEY;
+	}
 	/* The first character starts a run, as after the line break the guests join messages with. */
 	s->prev = CLS_BREAK;
 	s->prev2 = CLS_BREAK;
@@ -960,8 +963,8 @@ static long scan_body(__u64 k, void *arg)
 /*
  * The prompt's tokens at unit gain, 1/1024 tokens: the features seen, plus the body bytes after
  * the scan beyond an allowance (more messages, or the part past the window) at the rate seen:
- * TRAILER_ALLOWANCE after a closing quote; inside a string the window cut, PROMPT_ENVELOPE less
- * the envelope before the first string. Without a prompt string, the body less ENVELOPE_GUESS at
+ * TRAILER_ALLOWANCE after a closing quote; inside a string the window cut, FLAT_TRAILER when the
+ * first string is a "prompt" key's, else PROMPT_ENVELOPE less the envelope before the first string. Without a prompt string, the body less ENVELOPE_GUESS at
  * TOKEN_PER_BYTE_Q10. body_from: the body's first byte in the buffer; s->len: the window's end.
  */
 static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u32 body_from, __u64 body_len,
@@ -979,7 +982,9 @@ static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u32
 	__u32 scan_end = s->scan_end;
 	__u64 consumed = scan_end > body_from ? scan_end - body_from : 0;
 	__u32 before = s->prompt_from - body_from;
-	__u64 allowance = scan_end != s->len ? TRAILER_ALLOWANCE : before < PROMPT_ENVELOPE ? PROMPT_ENVELOPE - before : 0;
+	__u64 allowance = scan_end != s->len ? TRAILER_ALLOWANCE
+			  : s->flat		  ? FLAT_TRAILER
+			  : before < PROMPT_ENVELOPE ? PROMPT_ENVELOPE - before : 0;
 	__u64 extra = body_len > consumed + allowance ? body_len - consumed - allowance : 0;
 	__u64 seen = (__u64)TOKEN_PER_WORD_Q10 * s->words + (__u64)TOKEN_PER_BLANK_RUN_Q10 * s->second_blanks +
 		     (__u64)TOKEN_PER_PUNCT_RUN_Q10 * s->punct_runs + (__u64)TOKEN_PER_DIGIT_RUN_Q10 * s->digit_runs +

@@ -261,6 +261,11 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
  * string) are the prompt's unseen rest. Clients put ~40-75 bytes before the prompt and the rest after.
  */
 #define PROMPT_ENVELOPE 80
+/*
+ * The same for a flat body whose first prompt string is a "prompt" key's (completions, the task
+ * endpoints: {"model":..,"prompt":"..","max_tokens":16}): little follows it (PromptEstimate.FLAT_TRAILER).
+ */
+#define FLAT_TRAILER 16
 /* Unseen bytes counted at most, and the estimate's cap (both far above 255 tokens). */
 #define PROMPT_EXTRA_MAX (1ull << 24)
 #define PROMPT_Q10_MAX (1ull << 40)

@@ -31,6 +31,7 @@ package io.nexuscore.classify;
  *                 + 129 letters + the characters' block weights, in 1/1024 tokens
  * rest            body bytes after the scan beyond an allowance: past the last string's closing
  *                 quote TRAILER_ALLOWANCE (48); past the window's end, inside a string,
+ *                 FLAT_TRAILER (16) when the first string is a "prompt" key's, else
  *                 PROMPT_ENVELOPE (80) less the bytes before the first string, at least 0;
  *                 more messages or the prompt's unseen part,
  *                 counted at the seen rate (tokens seen * rest / bytes scanned); with nothing
@@ -67,6 +68,8 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
     public static final int BODY_WINDOW = 256;
     /** PROMPT_ENVELOPE in nexus_shared.h: a chat's envelope around its prompt, bytes before and after. */
     public static final int PROMPT_ENVELOPE = 80;
+    /** FLAT_TRAILER in nexus_shared.h: what follows a cut "prompt" string (completions, tasks). */
+    public static final int FLAT_TRAILER = 16;
     /** ENVELOPE_GUESS in nexus_shared.h. */
     public static final int ENVELOPE_GUESS = 64;
     /** TOKEN_PER_*_Q10 in nexus_shared.h: tokens per feature, Q10. */
@@ -129,8 +132,8 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         for (int i = cut; i < text.length; i++) {
             length += escapedBytes(text[i] & 0xff);
         }
-        // Cut inside the string, as a scan whose window ends there: the envelope's rest is "}.
-        return estimate(f, PROMPT_STRING_START + f.raw, length, PROMPT_ENVELOPE - PROMPT_STRING_START);
+        // Cut inside the string, as a scan of {"prompt":"..."} whose window ends there: a flat body.
+        return estimate(f, PROMPT_STRING_START + f.raw, length, FLAT_TRAILER);
     }
 
     /**
@@ -203,6 +206,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         boolean cut = end - bodyFrom < Math.min(bodyLength, window);
         Features f = new Features();
         int first = -1; // the first string's start: keywords count in the bytes up to KEYWORD_SCAN_BYTES after it
+        boolean flat = false; // the first string is a "prompt" key's: a flat body (completions, tasks)
         int scanEnd = -1; // just past the last string scanned, or end when one ran into it
         int from = bodyFrom;
         for (int key = 0; key < PROMPT_STRINGS && from < end; key++) {
@@ -217,6 +221,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
             }
             if (first < 0) {
                 first = start;
+                flat = keyEnd >= PROMPT_KEY.length && matches(bytes, keyEnd - PROMPT_KEY.length, PROMPT_KEY);
             }
             f.startString(Math.max(0, first + KEYWORD_SCAN_BYTES - start));
             int closing = f.feed(bytes, start, end, false);
@@ -231,7 +236,9 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
             return fromLength(bodyLength); // blind: the body is not empty
         }
         // A string cut by the window's end: what follows is its rest and the envelope's other part.
-        int allowance = scanEnd == end ? Math.max(0, PROMPT_ENVELOPE - (first - bodyFrom)) : TRAILER_ALLOWANCE;
+        int allowance = scanEnd != end ? TRAILER_ALLOWANCE
+                : flat ? FLAT_TRAILER
+                : Math.max(0, PROMPT_ENVELOPE - (first - bodyFrom));
         PromptEstimate seen = estimate(f, scanEnd - bodyFrom, bodyLength, allowance);
         return cut ? new PromptEstimate(seen.tokensQ10(), seen.keywordBits(), true) : seen;
     }

@@ -184,13 +184,62 @@ class SegmentedBodyParityTest {
         assertEquals(KernelVerdict.check(Scorer.requestLineHash(LINE), 0), afterHead.orElseThrow().check());
     }
 
-    /** What the data plane decides from the whole body: the score, its tier, the check over line and length. */
+    /**
+     * The Responses API (instructions and input, as a string or as input items) and the Messages
+     * API (system and messages): their prompt strings are found in the kernel as chat contents are,
+     * for one-write clients and for clients that write the body after the head.
+     */
+    @Test
+    void responsesAndMessagesBodiesAreDecidedInTheKernel() {
+        String instructions = "You are a patient tutor. Explain each step in plain words, check the arithmetic twice,"
+                + " and end with the final answer on a line of its own.";
+        int counted = 0;
+        int whole = 0;
+        List<String> prompts = Corpus.everyNth(Corpus.prompts("mt-bench-questions.jsonl"), 4);
+        for (String prompt : prompts) {
+            JsonObject text = new JsonObject().put("type", "input_text").put("text", prompt);
+            List<JsonObject> bodies = List.of(
+                    new JsonObject().put("model", "m").put("instructions", instructions).put("input", prompt),
+                    new JsonObject().put("model", "m").put("input", new JsonArray().add(
+                            new JsonObject().put("role", "user").put("content", new JsonArray().add(text)))),
+                    new JsonObject().put("model", "m").put("max_tokens", 64).put("system", instructions)
+                            .put("messages", new JsonArray().add(new JsonObject().put("role", "user").put("content", prompt))));
+            for (JsonObject json : bodies) {
+                String path = json.containsKey("messages") ? "/v1/messages" : "/v1/responses";
+                byte[] line = ("POST " + path + " HTTP/1.1").getBytes(StandardCharsets.ISO_8859_1);
+                byte[] body = json.encode().getBytes(StandardCharsets.UTF_8);
+                byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: r\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+                KernelVerdict expected = decision(line, body);
+                assertFalse(expected.blind(), json.encode());
+                assertEquals(Optional.of(expected), run(List.of(concat(head, body)), false), json.encode());
+                assertEquals(Optional.of(expected), run(List.of(head, body), false), json.encode());
+                counted++;
+            }
+            // The instructions are prompt text: in a body the window sees whole, without them the estimate is smaller.
+            byte[] bare = new JsonObject().put("model", "m").put("input", prompt).encode().getBytes(StandardCharsets.UTF_8);
+            byte[] full = bodies.get(0).encode().getBytes(StandardCharsets.UTF_8);
+            byte[] line = "POST /v1/responses HTTP/1.1".getBytes(StandardCharsets.ISO_8859_1);
+            if (full.length <= PromptEstimate.BODY_WINDOW) {
+                assertTrue(decision(line, full).score() > decision(line, bare).score(), prompt);
+                whole++;
+            }
+        }
+        assertEquals(3 * prompts.size(), counted);
+        assertTrue(whole >= 2, "short prompts compared with and without instructions: " + whole);
+    }
+
     private static KernelVerdict decision(byte[] body) {
+        return decision(LINE, body);
+    }
+
+    /** What the data plane decides from the whole body: the score, its tier, the check over line and length. */
+    private static KernelVerdict decision(byte[] line, byte[] body) {
         PromptEstimate estimate = PromptEstimate.ofBody(Arrays.copyOf(body, Math.min(body.length, PromptEstimate.BODY_WINDOW)),
                 body.length);
-        int score = SCORER.score(LINE, estimate);
+        int score = SCORER.score(line, estimate);
         return new KernelVerdict(score, SCORING.thresholds().tierFor(score),
-                KernelVerdict.check(Scorer.requestLineHash(LINE), body.length), estimate.blind());
+                KernelVerdict.check(Scorer.requestLineHash(line), body.length), estimate.blind());
     }
 
     /**

@@ -68,6 +68,7 @@ class SharedConstantsTest {
         java.put("ENVELOPE_GUESS", (long) PromptEstimate.ENVELOPE_GUESS);
         java.put("BODY_WINDOW", (long) PromptEstimate.BODY_WINDOW);
         java.put("PROMPT_ENVELOPE", (long) PromptEstimate.PROMPT_ENVELOPE);
+        java.put("FLAT_TRAILER", (long) PromptEstimate.FLAT_TRAILER);
         java.put("PENDING_BODIES", (long) SharedStructs.PENDING_BODIES);
         java.put("PROMPT_EXTRA_MAX", PromptEstimate.EXTRA_MAX);
         java.put("PROMPT_Q10_MAX", PromptEstimate.Q10_MAX);

@@ -160,8 +160,8 @@ class PromptEstimateTest {
 
     /**
      * A body longer than the window: its first BODY_WINDOW bytes scanned, the rest counted at the
-     * rate seen from the declared length, less the envelope still to come (PROMPT_ENVELOPE less
-     * the 11 bytes before the string). Not blind: the window was all there.
+     * rate seen from the declared length, less the envelope still to come (FLAT_TRAILER: the first
+     * string is a "prompt" key's, a flat body). Not blind: the window was all there.
      */
     @Test
     void aPromptCutByTheWindowIsExtrapolatedFromTheDeclaredLength() {
@@ -169,7 +169,7 @@ class PromptEstimateTest {
         PromptEstimate e = PromptEstimate.scan(b, 0, 311, 1000); // 311 bytes at hand of a 1000-byte body
         int prompt = PromptEstimate.BODY_WINDOW - 11; // 245 bytes: 49 words of 4 letters
         long seen = q10(49, 0, 0, 0, 196, 0);
-        long extra = 1000 - PromptEstimate.BODY_WINDOW - (PromptEstimate.PROMPT_ENVELOPE - 11);
+        long extra = 1000 - PromptEstimate.BODY_WINDOW - PromptEstimate.FLAT_TRAILER;
         assertEquals(((seen + extra * seen / prompt) * 1024 + (1 << 19)) >> 20, e.tokens(TokenGain.ONE_Q10));
         assertFalse(e.blind());
         assertEquals(e, PromptEstimate.scan(b, 0, b.length, 1000), "bytes past the window change nothing");
