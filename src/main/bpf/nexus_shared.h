@@ -127,8 +127,9 @@ _Static_assert(sizeof(struct routing_decision) == 8, "routing_decision is 8 byte
 #define VERDICT_FALLBACK 65536     /* routing_decisions entries (IPv4 connections not in their slot) */
 #define VERDICT_FALLBACK6 16384    /* routing_decisions6 entries */
 /*
- * pending_bodies entries (LRU): request heads whose body is still to come, both families. An entry
- * lives from a head's segment to the flow's next segment, microseconds on a live connection.
+ * pending_bodies entries (an array indexed by the flow's slot hash, power of two): request heads
+ * whose body is still to come, both families. An entry lives from a head's segment to the flow's
+ * next segment, microseconds on a live connection.
  */
 #define PENDING_BODIES 65536
 #define SLOT_HASH_MULT 0x9e3779b1u

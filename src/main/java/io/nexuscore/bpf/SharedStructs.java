@@ -78,7 +78,7 @@ public final class SharedStructs {
     /** VERDICT_FALLBACK, VERDICT_FALLBACK6 in nexus_shared.h: entries of routing_decisions, routing_decisions6. */
     public static final int VERDICT_FALLBACK = 65536;
     public static final int VERDICT_FALLBACK6 = 16384;
-    /** PENDING_BODIES in nexus_shared.h: entries of pending_bodies, heads whose body is still to come. */
+    /** PENDING_BODIES in nexus_shared.h: entries of pending_bodies (heads whose body is still to come; kernel-only). */
     public static final int PENDING_BODIES = 65536;
     static final int SLOT_HASH_MULT = 0x9e3779b1;
 

@@ -157,9 +157,12 @@ class ClassifierTestRunTest {
                 prompt("prompt with escapes (\\u00e9: a letter of 2 bytes) and a keyword in its first bytes",
                         "POST /v1/completions HTTP/1.1\r\nContent-Length: 46\r\n\r\n",
                         "{\"prompt\": \"Summarize:\\n\\u00e9t\\u00e9 \\\"ok\\\"\"}", 10 + 10, Tier.NANO, 46),
+                // the body window (256 B) holds 245 prompt bytes: 49 words of 4 letters = 51,597 / 1024;
+                // a flat body ("prompt" first), so the rest is 1100 - 256 - 16 (FLAT_TRAILER) = 828 bytes
+                // at that mix: 51,597 + 828 * 51,597 / 245 = 225,973 / 1024 = 221 tokens
                 prompt("prompt past the window: the unseen rest counted at the seen mix",
                         "POST /v1/completions HTTP/1.1\r\nContent-Length: 1100\r\n\r\n",
-                        "{\"prompt\":\"" + "word ".repeat(240), 214, Tier.LARGE, 1100),
+                        "{\"prompt\":\"" + "word ".repeat(240), 221, Tier.LARGE, 1100),
                 // the list is passed over, then "text" (the value of "type") is, then the part's "text" is
                 // scanned: hello, 1 word of 5 letters = 1,182 / 1024 = 1 token
                 prompt("content parts: the text part's string", CHAT_HEAD,
@@ -210,8 +213,10 @@ class ClassifierTestRunTest {
         assertEquals(1, entries.get(tuple).heads(), "first head on the connection");
         assertEquals(Optional.of(verdict), kernel.verdicts().fromSlot(tuple), "the mmap'ed slot holds the same verdict");
         assertEquals(verdict, kernel.verdicts().lookup(tuple).orElseThrow(), "VerdictSource sees the same verdict");
+        // A head alone that announces a body awaits it (pending_bodies): counted when the body is scored.
+        boolean awaits = e.blind() && new String(c.frame(), StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n");
         for (Tier t : Tier.values()) {
-            assertEquals(before.get(t) + (t == e.tier() ? 1 : 0), after.get(t), "tier_counters[" + t + "]");
+            assertEquals(before.get(t) + (t == e.tier() && !awaits ? 1 : 0), after.get(t), "tier_counters[" + t + "]");
         }
     }
 
