@@ -219,7 +219,7 @@ struct scan_state {
 	__u32 cl_found;
 	/* Phase 3 and 4: the prompt string in the body (PromptEstimate's javadoc has the rules). */
 	__u32 prompt_from;   /* index just past the first prompt string's opening quote; 0 = none found */
-	__u32 flat;          /* 1: the first prompt string is a "prompt" key's (completions, tasks) */
+	__u32 flat;          /* 1: the first prompt string is a "prompt" or "input" key's (a top-level string) */
 	__u32 key_pos;       /* where the search for the next prompt key goes on */
 	__u32 key_end;       /* index just past the key it found; 0 = none */
 	__u32 keys;          /* prompt keys done (PROMPT_STRINGS at most) */
@@ -950,7 +950,9 @@ static long scan_body(__u64 k, void *arg)
 	}
 	if (!s->prompt_from) {
 		s->prompt_from = from;
-		s->flat = key_end >= 8 && load64(hb, key_end - 8) == PROMPT_KEY;
+		/* "prompt" (completions, tasks) and "input" (Responses) strings are top-level: little follows. */
+		s->flat = (key_end >= 8 && load64(hb, key_end - 8) == PROMPT_KEY) ||
+			  (key_end >= 7 && (load64(hb, key_end - 7) & INPUT_KEY_MASK) == INPUT_KEY);
 	}
 	/* The first character starts a run, as after the line break the guests join messages with. */
 	s->prev = CLS_BREAK;
@@ -971,7 +973,7 @@ static long scan_body(__u64 k, void *arg)
  * The prompt's tokens at unit gain, 1/1024 tokens: the features seen, plus the body bytes after
  * the scan beyond an allowance (more messages, or the part past the window) at the rate seen:
  * TRAILER_ALLOWANCE after a closing quote; inside a string the window cut, FLAT_TRAILER when the
- * first string is a "prompt" key's, else PROMPT_ENVELOPE less the envelope before the first string. Without a prompt string, the body less ENVELOPE_GUESS at
+ * first string is a "prompt" or "input" key's, else PROMPT_ENVELOPE less the envelope before the first string. Without a prompt string, the body less ENVELOPE_GUESS at
  * TOKEN_PER_BYTE_Q10. body_from: the body's first byte in the buffer; s->len: the window's end.
  */
 static __always_inline __u64 prompt_tokens_q10(const struct scan_state *s, __u32 body_from, __u64 body_len,

@@ -263,8 +263,9 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
  */
 #define PROMPT_ENVELOPE 80
 /*
- * The same for a flat body whose first prompt string is a "prompt" key's (completions, the task
- * endpoints: {"model":..,"prompt":"..","max_tokens":16}): little follows it (PromptEstimate.FLAT_TRAILER).
+ * The same for a flat body whose first prompt string is a top-level "prompt" or "input" key's
+ * (completions, the task endpoints, the Responses API: {"model":..,"prompt":"..","max_tokens":16}):
+ * little follows it (PromptEstimate.FLAT_TRAILER).
  */
 #define FLAT_TRAILER 16
 /* Unseen bytes counted at most, and the estimate's cap (both far above 255 tokens). */

@@ -31,7 +31,7 @@ package io.nexuscore.classify;
  *                 + 129 letters + the characters' block weights, in 1/1024 tokens
  * rest            body bytes after the scan beyond an allowance: past the last string's closing
  *                 quote TRAILER_ALLOWANCE (48); past the window's end, inside a string,
- *                 FLAT_TRAILER (16) when the first string is a "prompt" key's, else
+ *                 FLAT_TRAILER (16) when the first string is a "prompt" or "input" key's, else
  *                 PROMPT_ENVELOPE (80) less the bytes before the first string, at least 0;
  *                 more messages or the prompt's unseen part,
  *                 counted at the seen rate (tokens seen * rest / bytes scanned); with nothing
@@ -68,7 +68,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
     public static final int BODY_WINDOW = 256;
     /** PROMPT_ENVELOPE in nexus_shared.h: a chat's envelope around its prompt, bytes before and after. */
     public static final int PROMPT_ENVELOPE = 80;
-    /** FLAT_TRAILER in nexus_shared.h: what follows a cut "prompt" string (completions, tasks). */
+    /** FLAT_TRAILER in nexus_shared.h: what follows a cut top-level "prompt" or "input" string. */
     public static final int FLAT_TRAILER = 16;
     /** ENVELOPE_GUESS in nexus_shared.h. */
     public static final int ENVELOPE_GUESS = 64;
@@ -206,7 +206,7 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
         boolean cut = end - bodyFrom < Math.min(bodyLength, window);
         Features f = new Features();
         int first = -1; // the first string's start: keywords count in the bytes up to KEYWORD_SCAN_BYTES after it
-        boolean flat = false; // the first string is a "prompt" key's: a flat body (completions, tasks)
+        boolean flat = false; // the first string is a "prompt" or "input" key's: a top-level string (completions, tasks, Responses)
         int scanEnd = -1; // just past the last string scanned, or end when one ran into it
         int from = bodyFrom;
         for (int key = 0; key < PROMPT_STRINGS && from < end; key++) {
@@ -221,7 +221,8 @@ public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
             }
             if (first < 0) {
                 first = start;
-                flat = keyEnd >= PROMPT_KEY.length && matches(bytes, keyEnd - PROMPT_KEY.length, PROMPT_KEY);
+                flat = keyEnd >= PROMPT_KEY.length && matches(bytes, keyEnd - PROMPT_KEY.length, PROMPT_KEY)
+                        || keyEnd >= INPUT_KEY.length && matches(bytes, keyEnd - INPUT_KEY.length, INPUT_KEY);
             }
             f.startString(Math.max(0, first + KEYWORD_SCAN_BYTES - start));
             int closing = f.feed(bytes, start, end, false);

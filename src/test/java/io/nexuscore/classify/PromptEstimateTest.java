@@ -176,6 +176,17 @@ class PromptEstimateTest {
         assertTrue(PromptEstimate.scan(b, 0, 200, 1000).blind(), "fewer than BODY_WINDOW bytes at hand: blind");
     }
 
+    /** A Responses API "input" string is top-level too: past the window only FLAT_TRAILER is envelope. */
+    @Test
+    void aCutInputStringIsFlat() {
+        byte[] b = ("{\"input\":\"" + "word ".repeat(100)).getBytes(StandardCharsets.US_ASCII);
+        // 246 bytes of the string in the window: 49 words and the "w" of a 50th, 197 letters
+        long seen = q10(50, 0, 0, 0, 197, 0);
+        long extra = 1000 - PromptEstimate.BODY_WINDOW - PromptEstimate.FLAT_TRAILER;
+        assertEquals(((seen + extra * seen / 246) * 1024 + (1 << 19)) >> 20,
+                PromptEstimate.scan(b, 0, b.length, 1000).tokens(TokenGain.ONE_Q10));
+    }
+
     @Test
     void withoutAPromptStringTheLengthDecidesAndTheEstimateIsBlind() {
         for (String body : List.of("{\"prompt\":[\"a list of \",\"strings\"]}", "{\"messages\":[{\"role\":\"user\",\"content\":null}]}",
