@@ -117,8 +117,8 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
                             new TierRequest.Simulation(
                                     (int) optionalInteger(json, "simulate_ms", Integer.MAX_VALUE),
                                     optionalInteger(json, "simulate_alloc_bytes", Long.MAX_VALUE),
-                                    optionalBoolean(json, "simulate_spin"))),
-                    optionalBoolean(json, "stream"), includeUsage(json),
+                                    JsonBodies.optionalBoolean(json, "simulate_spin"))),
+                    JsonBodies.optionalBoolean(json, "stream"), includeUsage(json),
                     json.getValue("model") instanceof String model ? model : null);
         } catch (IllegalArgumentException e) {
             throw new ProblemException(Problems.invalidRequest(e.getMessage()));
@@ -211,19 +211,9 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
         if (!(options instanceof JsonObject o)) {
             throw invalid("stream_options must be an object, got " + JsonBodies.echoed(String.valueOf(options)));
         }
-        return optionalBoolean(o, "include_usage");
+        return JsonBodies.optionalBoolean(o, "include_usage");
     }
 
-    private static boolean optionalBoolean(JsonObject json, String field) {
-        Object value = json.getValue(field);
-        if (value == null) {
-            return false;
-        }
-        if (!(value instanceof Boolean b)) {
-            throw invalid(field + " must be true or false, got " + JsonBodies.echoed(String.valueOf(value)));
-        }
-        return b;
-    }
 
     private static ProblemException invalid(String detail) {
         return new ProblemException(Problems.invalidRequest(detail));

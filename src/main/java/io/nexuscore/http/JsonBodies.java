@@ -161,4 +161,20 @@ public final class JsonBodies {
         int nl = message.indexOf('\n');
         return nl < 0 ? message : message.substring(0, nl);
     }
+
+    /**
+     * An optional boolean field of a request body: absent or null is false; anything but a boolean
+     * is a 400 naming the field and a bounded echo of the value.
+     */
+    public static boolean optionalBoolean(JsonObject json, String field) {
+        Object value = json.getValue(field);
+        if (value == null) {
+            return false;
+        }
+        if (!(value instanceof Boolean b)) {
+            throw new ProblemException(Problems.invalidRequest(field + " must be true or false, got "
+                    + echoed(String.valueOf(value))));
+        }
+        return b;
+    }
 }

@@ -36,16 +36,6 @@ final class Fields {
         return n.intValue();
     }
 
-    static boolean optionalBoolean(JsonObject json, String field) {
-        Object value = json.getValue(field);
-        if (value == null) {
-            return false;
-        }
-        if (!(value instanceof Boolean b)) {
-            throw invalid(field + " must be true or false, got " + JsonBodies.echoed(String.valueOf(value)));
-        }
-        return b;
-    }
 
     static String optionalString(JsonObject json, String field) {
         Object value = json.getValue(field);

@@ -1,5 +1,6 @@
 package io.nexuscore.dataplane.apis;
 
+import io.nexuscore.http.JsonBodies;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -76,7 +77,7 @@ public final class MessagesApi {
                 body.put("stop", list);
             }
         }
-        return new TranslatedRequest(TranslatedRequest.Api.MESSAGES, prompt.toString(), system, body, maxTokens, Fields.optionalBoolean(json, "stream"),
+        return new TranslatedRequest(TranslatedRequest.Api.MESSAGES, prompt.toString(), system, body, maxTokens, JsonBodies.optionalBoolean(json, "stream"),
                 model);
     }
 

@@ -1,5 +1,6 @@
 package io.nexuscore.dataplane.apis;
 
+import io.nexuscore.http.JsonBodies;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -51,7 +52,7 @@ public final class ResponsesApi {
             throw Fields.invalid("input must be a string or a non-empty array of messages");
         }
         int maxTokens = Fields.optionalCount(json, "max_output_tokens");
-        boolean stream = Fields.optionalBoolean(json, "stream");
+        boolean stream = JsonBodies.optionalBoolean(json, "stream");
         String model = json.getValue("model") instanceof String m ? m : null;
         JsonObject chat = new JsonObject().put("model", model == null ? "nexus" : model).put("messages", messages);
         if (maxTokens > 0) {
@@ -85,7 +86,7 @@ public final class ResponsesApi {
         if (json.getValue("reasoning") != null) {
             throw Fields.unsupported(API, "reasoning options are not carried");
         }
-        if (Fields.optionalBoolean(json, "background")) {
+        if (JsonBodies.optionalBoolean(json, "background")) {
             throw Fields.unsupported(API, "background responses need stored responses; this router keeps none");
         }
         if (json.getValue("text") instanceof JsonObject text && text.getValue("format") instanceof JsonObject format
