@@ -160,7 +160,11 @@ function showThresholds(t) {
   } else {
     warning.hidden = true;
   }
-  if (!formDirty) {
+  // Never under the operator's hands: a refresh between clearing a field and typing into it
+  // would write the old value back and the typed digits would follow it ("60" + "100").
+  const editing = document.activeElement && document.activeElement.tagName === 'INPUT'
+    && $('thresholds-form').contains(document.activeElement);
+  if (!formDirty && !editing) {
     $('nano-max-input').value = t.nano_max;
     $('small-max-input').value = t.small_max;
   }
@@ -397,6 +401,7 @@ function start() {
   $('forget-token').addEventListener('click', () => setToken(null));
   $('thresholds-form').addEventListener('submit', applyThresholds);
   $('thresholds-form').addEventListener('input', () => { formDirty = true; });
+  $('thresholds-form').addEventListener('change', () => { formDirty = true; }); // a cleared field fires change, not input
   $('feed-filter').addEventListener('input', applyFeedFilter);
   $('feed-filter').addEventListener('submit', (e) => e.preventDefault());
   $('feed-pause').addEventListener('change', () => {

@@ -172,7 +172,11 @@ class DashboardBrowserTest {
         WebElement nano = browser.findElement(By.id("nano-max-input"));
         nano.clear();
         nano.sendKeys("100");
+        // The page's refreshes never write over a field the operator is editing (it once did: "60100").
+        assertEquals("100", nano.getAttribute("value"));
         browser.findElement(By.id("thresholds-apply")).click();
+        wait.until(d -> !text("thresholds-result").isEmpty() && !text("thresholds-result").startsWith("applying"));
+        assertTrue(text("thresholds-result").startsWith("applied"), "the PATCH: " + text("thresholds-result"));
 
         wait.until(d -> text("nano-max").equals("100"));
         wait.until(d -> text("threshold-source").startsWith("API"));
