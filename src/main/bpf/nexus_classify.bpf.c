@@ -1038,6 +1038,8 @@ static __always_inline __u8 tier_for(__u32 score)
  * bytes on (s->len becomes that end), then the score. The scan state holds the request line's
  * keywords. Blind: no prompt string in a body that is not empty, or the buffer held fewer body
  * bytes than min(body_len, BODY_WINDOW) (the segment ended first).
+ * A global function: verified once on its own, not once per caller state. Inlined after both the
+ * head path and the pending-body path, its bpf_loop callbacks passed the verifier's 1M-insn limit.
  */
 __noinline int score_body(struct head_buf *hb, struct verdict *v)
 {
