@@ -127,9 +127,26 @@ static __always_inline __u64 eq_mask(__u64 word, __u8 b)
 	return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
 }
 
-static __always_inline __u64 carry_if(bool b)
+/*
+ * Hides a value from clang's pattern matching: without it clang turns the branch-free forms below
+ * back into comparisons, which the BPF target can only emit as branches (no setcc), and every
+ * branch is one more path for the verifier to walk and one more jump at run time.
+ */
+#define OPAQUE(x) asm volatile("" : "+r"(x))
+
+/* 1 when m is not zero, without a branch. */
+static __always_inline __u64 nonzero(__u64 m)
 {
-	return b ? 0x80 : 0;
+	__u64 neg = -m;
+
+	OPAQUE(neg);
+	return (m | neg) >> 63;
+}
+
+/* 0x80 when cls is the class whose one-hot bit is set in onehot (1 << class), else 0; no branch. */
+static __always_inline __u64 carry_of(__u64 onehot, __u32 cls)
+{
+	return ((onehot >> cls) & 1) << 7;
 }
 
 /* The class of byte j of a word from the class masks (blank, digit, letter; else punctuation). */
@@ -225,30 +242,47 @@ static __always_inline void count_byte(struct scan_state *s, __u8 c)
 	}
 }
 
+/* A byte of the keyword window as the fast path compares it: a non-ASCII byte (never a keyword letter) as 0. */
+static __always_inline __u64 ascii_or_zero(__u32 b)
+{
+	b &= 0xff;
+	return b & ((b >> 7) - 1);
+}
+
+/* Per byte lane of three 7-bit words, bit 7 set where the lane of each equals its letter (k2 k1 k0). */
+static __always_inline __u64 triple_lanes(__u64 back2, __u64 back1, __u64 low, __u8 k2, __u8 k1, __u8 k0)
+{
+	__u64 d = (back2 ^ (ONES * k2)) | (back1 ^ (ONES * k1)) | (low ^ (ONES * k0));
+
+	return ~(d + ONES * 0x7f) & HIGHS; /* 7-bit lanes: d + 0x7f carries into bit 7 unless d is 0 */
+}
+
 /*
  * The keywords (KW_BIT_*) whose window of three bytes ends in one of the first `lanes` bytes of
  * word (1..8), given in window the lower-cased bytes before it as the byte scan keeps them
  * (latest in the low byte). Same window as the byte scan: raw bytes, each or-ed with 0x20.
+ * word is a fast word (ASCII): every lane is 7-bit once the window's bytes are (ascii_or_zero), so
+ * one three-way xor-or and one add per keyword find its lanes; a word without a keyword (nearly
+ * all) costs that and one branch.
  */
 static __always_inline __u32 word_keywords(__u64 word, __u32 window, __u32 lanes)
 {
 	__u64 low = word | LOWER;
-	__u64 prev1 = window & 0xff;
-	__u64 prev2 = (window >> 8) & 0xff;
+	__u64 prev1 = ascii_or_zero(window);
+	__u64 prev2 = ascii_or_zero(window >> 8);
 	__u64 back1 = (low << 8) | prev1;                 /* byte j: the byte before byte j */
 	__u64 back2 = (low << 16) | (prev1 << 8) | prev2; /* byte j: the one before that */
 	__u64 in = lanes >= CHUNK ? HIGHS : HIGHS & ((1ull << (lanes * 8)) - 1);
-	__u32 found = 0;
+	__u64 sum = triple_lanes(back2, back1, low, 's', 'u', 'm') & in;
+	__u64 ref = triple_lanes(back2, back1, low, 'r', 'e', 'f') & in;
+	__u64 gen = triple_lanes(back2, back1, low, 'g', 'e', 'n') & in;
+	__u64 ana = triple_lanes(back2, back1, low, 'a', 'n', 'a') & in;
 
-	if (eq_mask(back2, 's') & eq_mask(back1, 'u') & eq_mask(low, 'm') & in)
-		found |= KW_BIT_SUM;
-	if (eq_mask(back2, 'r') & eq_mask(back1, 'e') & eq_mask(low, 'f') & in)
-		found |= KW_BIT_REF;
-	if (eq_mask(back2, 'g') & eq_mask(back1, 'e') & eq_mask(low, 'n') & in)
-		found |= KW_BIT_GEN;
-	if (eq_mask(back2, 'a') & eq_mask(back1, 'n') & eq_mask(low, 'a') & in)
-		found |= KW_BIT_ANA;
-	return found;
+	if (!(sum | ref | gen | ana))
+		return 0;
+	/* Branch-free (nonzero): the found bits stay an unknown value for the verifier, not 16 states. */
+	return KW_BIT_SUM * nonzero(sum) | KW_BIT_REF * nonzero(ref) | KW_BIT_GEN * nonzero(gen) |
+	       KW_BIT_ANA * nonzero(ana);
 }
 
 /* The keyword window after a whole word: its last three bytes, lower-cased, the latest lowest. */
@@ -259,8 +293,13 @@ static __always_inline __u32 word_window(__u64 word)
 	return (((low >> 40) & 0xff) << 16) | (((low >> 48) & 0xff) << 8) | (low >> 56);
 }
 
-/* Phase 4's fast path covers up to PROMPT_WORDS words of 8 bytes per bpf_loop iteration. */
-#define PROMPT_WORDS 2
+/*
+ * Phase 4's fast path covers up to PROMPT_WORDS words of 8 bytes per bpf_loop iteration. Four
+ * since the keyword match and the carries have no branch per keyword or class (at two and more,
+ * the verifier walked one path per combination of found keywords and passed its 1M-insn limit);
+ * eight measured slower than four (more spills).
+ */
+#define PROMPT_WORDS 4
 
 /*
  * The features of fast words (ASCII only, no '"', no '\\', no escape pending) as counted in registers: a run
@@ -274,12 +313,16 @@ struct word_counts {
 	__u64 last_letters, last_digits, last_blanks;
 };
 
+/*
+ * One fast word: no byte has bit 7 set (scan_fast_words checked), so no masking of bit 7 before the
+ * range tests, and a byte equals ' ' exactly when (byte ^ ' ') + 0x7f leaves bit 7 clear.
+ */
 static __always_inline void count_word(struct word_counts *c, __u64 word)
 {
-	__u64 letters = in_range((word | LOWER) & ~HIGHS, 'a', 'z') & ~word;
-	__u64 digits = in_range(word & ~HIGHS, '0', '9') & ~word;
-	__u64 blanks = eq_mask(word, ' ');
-	__u64 punct = HIGHS & ~(letters | digits | blanks);
+	__u64 letters = in_range(word | LOWER, 'a', 'z');
+	__u64 digits = in_range(word, '0', '9');
+	__u64 blanks = ~((word ^ (ONES * ' ')) + ONES * 0x7f) & HIGHS;
+	__u64 punct = HIGHS ^ (letters | digits | blanks);
 
 	c->words += (letters & ~((letters << 8) | c->carry_letter)) >> 7;
 	c->digit_runs += (digits & ~((digits << 8) | c->carry_digit)) >> 7;
@@ -310,12 +353,17 @@ static __always_inline __u32 lane_sum(__u64 lanes)
  */
 static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct head_buf *hb, __u32 pos, __u32 len)
 {
+	__u64 prev = 1ull << (s->prev & 7); /* one-hot: the carries below without a branch each */
+	__u64 prev2 = 1ull << (s->prev2 & 7);
+
+	OPAQUE(prev);
+	OPAQUE(prev2);
 	struct word_counts c = {
-		.carry_letter = carry_if(s->prev == CLS_LETTER),
-		.carry_digit = carry_if(s->prev == CLS_DIGIT),
-		.carry_punct = carry_if(s->prev == CLS_PUNCT),
-		.carry_blank = carry_if(s->prev == CLS_BLANK),
-		.carry_blank2 = carry_if(s->prev2 == CLS_BLANK),
+		.carry_letter = carry_of(prev, CLS_LETTER),
+		.carry_digit = carry_of(prev, CLS_DIGIT),
+		.carry_punct = carry_of(prev, CLS_PUNCT),
+		.carry_blank = carry_of(prev, CLS_BLANK),
+		.carry_blank2 = carry_of(prev2, CLS_BLANK),
 	};
 	__u32 kw_end = s->prompt_from + KEYWORD_SCAN_BYTES;
 	__u32 window = s->kw_window;
