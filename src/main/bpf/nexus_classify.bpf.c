@@ -142,7 +142,14 @@ static __always_inline int classify_xdp(struct xdp_md *ctx)
 	struct head_buf *hb = bpf_map_lookup_elem(&head_scratch, &zero);
 	if (!hb)
 		return XDP_PASS;
-	if (read_head(ctx, true, &f, hb, &v) < 0 && read_pending_body(ctx, true, &f, hb, &v) < 0)
+	/*
+	 * A segment that does not start a request (most often a body's) is told on the packet itself:
+	 * read_head would first copy up to HEAD_WINDOW bytes into the scratch buffer to find no method.
+	 */
+	const __u8 *payload = data + (f.payload_off & 0xff); /* at most 134: the mask tells the verifier */
+	bool on_packet = (void *)(payload + 8) <= data_end; /* else read_head looks at its copy */
+	bool head = !on_packet || starts_request(payload, f.payload_len);
+	if ((!head || read_head(ctx, true, &f, hb, &v, on_packet) < 0) && read_pending_body(ctx, true, &f, hb, &v) < 0)
 		return XDP_PASS;
 	if (score_body(hb, &v) < 0)
 		return XDP_PASS;

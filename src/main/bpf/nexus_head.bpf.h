@@ -315,9 +315,10 @@ static __always_inline struct scan_state *start_scan(struct head_buf *hb, __u32 
  *   prompt          the body's first BODY_WINDOW bytes in the window (score_body)
  * A head that ends its segment and announces a body by Content-Length awaits that body: its
  * verdict is stored blind, and the flow's next segment is scored by read_pending_body.
+ * method_seen: the caller has already found the method token on the packet itself.
  */
 static __always_inline int read_head(void *ctx, bool xdp, const struct tcp_facts *f, struct head_buf *hb,
-				     struct verdict *v)
+				     struct verdict *v, bool method_seen)
 {
 	__u32 len = f->payload_len;
 	if (len > HEAD_WINDOW)
@@ -326,7 +327,7 @@ static __always_inline int read_head(void *ctx, bool xdp, const struct tcp_facts
 		return -1;
 	if (load_bytes(ctx, xdp, f->payload_off, hb->bytes, len) < 0)
 		return -1;
-	if (!starts_request(hb->bytes, len))
+	if (!method_seen && !starts_request(hb->bytes, len))
 		return -1;
 
 	struct scan_state *s = start_scan(hb, len);
