@@ -133,6 +133,21 @@ static __always_inline bool has_byte(__u64 word, __u8 b)
 	return ((x - ONES) & ~x & HIGHS) != 0;
 }
 
+/* Per byte, bit 7 set where the byte equals b (exact, no false positives). */
+static __always_inline __u64 eq_mask(__u64 word, __u8 b)
+{
+	__u64 x = word ^ (ONES * b);
+	return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
+}
+
+/* The lane (0..7) of the lowest bit-7 flag of a lane mask (one multiply: no count-trailing-zeros in BPF v3). */
+static __always_inline __u32 lowest_lane(__u64 mask)
+{
+	__u64 bit = mask & -mask; /* 1 << (8 * lane + 7) */
+
+	return ((bit >> 7) * 0x0001020304050607ull) >> 56;
+}
+
 #define SCAN_LINE_BYTE(c)                                                   \
 	do {                                                                \
 		hash = (hash ^ (c)) * FNV_PRIME;                            \
@@ -248,7 +263,43 @@ __noinline long scan_header_word(struct head_buf *hb, __u32 base)
 	return 0;
 }
 
-/* Phase 2, stride k from the end of the request line: words without an LF, outside a value, are skipped. */
+/*
+ * Phase 2, one word with an LF, outside a Content-Length value: scan_header_word's LF rules, at the
+ * LFs only (taken lowest lane first) instead of at every byte. A Content-Length name found leaves
+ * the rest of the word to its name ("content-length:" holds no LF), and the value, which starts
+ * past this word, to scan_header_word. 1 = stop (the end of the head).
+ */
+static __always_inline long scan_header_lfs(struct head_buf *hb, struct scan_state *s, __u64 word, __u32 base,
+					    __u32 len)
+{
+	__u64 lfs = eq_mask(word, '\n');
+
+	if (base + CHUNK > len) /* bytes at len and past it are stale */
+		lfs &= (1ull << ((len - base) * 8 & 63)) - 1;
+	for (__u32 n = 0; n < CHUNK; n++) { /* a bounded loop: clang cannot unroll it, the verifier walks it */
+		if (!lfs)
+			return 0;
+		__u32 i = base + lowest_lane(lfs);
+		lfs &= lfs - 1;
+		/* LF at i: "\r\n\r\n" is CR, this LF, CR, LF */
+		if (i + 2 < len && AT(hb, i - 1) == '\r' && AT(hb, i + 1) == '\r' && AT(hb, i + 2) == '\n') {
+			s->head_end = i + 3;
+			return 1;
+		}
+		if (!s->cl_found && i + CL_NAME_LEN < len && (load64(hb, i + 1) | LOWER) == CL_NAME_LO &&
+		    ((load64(hb, i + 9) | LOWER) & 0x00ffffffffffffffull) == CL_NAME_HI) {
+			s->cl_state = CL_VALUE;
+			s->value_from = i + 1 + CL_NAME_LEN;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Phase 2, stride k from the end of the request line: words without an LF, outside a value, are
+ * skipped; words with one, outside a value, go LF by LF (scan_header_lfs); a value byte by byte.
+ */
 static long scan_headers(__u64 k, void *arg)
 {
 	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
@@ -261,9 +312,13 @@ static long scan_headers(__u64 k, void *arg)
 		__u32 base = (start + w * CHUNK) & (HEAD_WINDOW - 1);
 		if (start + w * CHUNK >= len)
 			return 1;
-		if (s->cl_state == CL_NONE && !has_byte(load64(hb, base), '\n'))
+		if (s->cl_state != CL_NONE) {
+			if (scan_header_word(hb, base))
+				return 1;
 			continue;
-		if (scan_header_word(hb, base))
+		}
+		__u64 word = load64(hb, base);
+		if (has_byte(word, '\n') && scan_header_lfs(hb, s, word, base, len))
 			return 1;
 	}
 	return 0;

@@ -120,13 +120,6 @@ static __always_inline __u64 in_range(__u64 low7, __u8 lo, __u8 hi)
 	return (low7 + ONES * (0x80 - lo)) & ~(low7 + ONES * (0x80 - hi - 1)) & HIGHS;
 }
 
-/* Per byte, bit 7 set where the byte equals b (exact, no false positives). */
-static __always_inline __u64 eq_mask(__u64 word, __u8 b)
-{
-	__u64 x = word ^ (ONES * b);
-	return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
-}
-
 /*
  * Hides a value from clang's pattern matching: without it clang turns the branch-free forms below
  * back into comparisons, which the BPF target can only emit as branches (no setcc), and every
