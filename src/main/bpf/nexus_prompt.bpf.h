@@ -26,43 +26,51 @@
 #define KEY_WORDS 4
 #define KEY_STRIDE (KEY_WORDS * CHUNK)
 
-/* Phase 3, one word with a '"' at base..base+7: a key starting there sets key_end; 1 = stop. */
-static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_state *s, __u32 base, __u32 len)
+/*
+ * Phase 3, one word (at base) with a '"': a key starting at one of its quotes sets key_end; 1 = stop
+ * (a key, or a quote position i with i + 8 > len reached: no key fits there). The quotes are taken
+ * lowest lane first (lowest_lane), not byte by byte.
+ */
+static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_state *s, __u64 word, __u32 base,
+					     __u32 len)
 {
-#pragma unroll
-	for (__u32 j = 0; j < CHUNK; j++) {
-		__u32 i = base + j;
-		if (i + 8 > len)
-			return 1;
-		if (AT(hb, i) != '"')
-			continue;
-		__u64 word = load64(hb, i);
-		if (word == PROMPT_KEY) {
+	__u64 quotes = eq_mask(word, '"');
+	bool limit = base + CHUNK + 7 > len; /* the word holds positions where no key fits */
+
+	if (limit) /* keep the lanes j with base + j + 8 <= len (none when base + 8 > len) */
+		quotes &= base + 8 <= len ? (1ull << ((len - base - 7) * 8 & 63)) - 1 : 0;
+	for (__u32 n = 0; n < CHUNK; n++) { /* a bounded loop: clang cannot unroll it, the verifier walks it */
+		if (!quotes)
+			break;
+		__u32 i = base + lowest_lane(quotes);
+		quotes &= quotes - 1;
+		__u64 at = load64(hb, i);
+		if (at == PROMPT_KEY) {
 			s->key_end = i + 8;
 			return 1;
 		}
-		if (word == CONTENT_KEY && i + 9 <= len && AT(hb, i + 8) == '"') {
+		if (at == CONTENT_KEY && i + 9 <= len && AT(hb, i + 8) == '"') {
 			s->key_end = i + 9;
 			return 1;
 		}
-		if ((word & TEXT_KEY_MASK) == TEXT_KEY) { /* a content part's text */
+		if ((at & TEXT_KEY_MASK) == TEXT_KEY) { /* a content part's text */
 			s->key_end = i + 6;
 			return 1;
 		}
-		if (word == SYSTEM_KEY) {
+		if (at == SYSTEM_KEY) {
 			s->key_end = i + 8;
 			return 1;
 		}
-		if ((word & INPUT_KEY_MASK) == INPUT_KEY) {
+		if ((at & INPUT_KEY_MASK) == INPUT_KEY) {
 			s->key_end = i + 7;
 			return 1;
 		}
-		if (word == INSTRUC_KEY && i + 14 <= len && (load64(hb, i + 8) & TEXT_KEY_MASK) == TIONS_KEY) {
+		if (at == INSTRUC_KEY && i + 14 <= len && (load64(hb, i + 8) & TEXT_KEY_MASK) == TIONS_KEY) {
 			s->key_end = i + 14;
 			return 1;
 		}
 	}
-	return 0;
+	return limit;
 }
 
 /*
@@ -78,7 +86,8 @@ static __always_inline long find_key_in_stride(struct head_buf *hb, struct scan_
 		__u32 base = start + w * CHUNK;
 		if (base >= len)
 			return 1;
-		if (has_byte(load64(hb, base), '"') && find_key_in_word(hb, s, base, len))
+		__u64 word = load64(hb, base);
+		if (has_byte(word, '"') && find_key_in_word(hb, s, word, base, len))
 			return 1;
 	}
 	return 0;
