@@ -251,6 +251,12 @@ static __always_inline __u64 ascii_or_zero(__u32 b)
 	return b & ((b >> 7) - 1);
 }
 
+/* The two bytes before a word, from the byte scan's keyword window, in lanes 6 and 7 (7: the latest). */
+static __always_inline __u64 window_lanes(__u32 window)
+{
+	return ascii_or_zero(window) << 56 | ascii_or_zero(window >> 8) << 48;
+}
+
 /* Per byte lane of three 7-bit words, bit 7 set where the lane of each equals its letter (k2 k1 k0). */
 static __always_inline __u64 triple_lanes(__u64 back2, __u64 back1, __u64 low, __u8 k2, __u8 k1, __u8 k0)
 {
@@ -260,20 +266,17 @@ static __always_inline __u64 triple_lanes(__u64 back2, __u64 back1, __u64 low, _
 }
 
 /*
- * The keywords (KW_BIT_*) whose window of three bytes ends in one of the first `lanes` bytes of
- * word (1..8), given in window the lower-cased bytes before it as the byte scan keeps them
- * (latest in the low byte). Same window as the byte scan: raw bytes, each or-ed with 0x20.
- * word is a fast word (ASCII): every lane is 7-bit once the window's bytes are (ascii_or_zero), so
+ * The keywords (KW_BIT_*) whose window of three bytes ends in one of the first `lanes` bytes of the
+ * lower-cased fast word low (1..8), given in lanes 6 and 7 of before the two bytes before it (the
+ * previous word's low, or window_lanes of the byte scan's window). Same window as the byte scan: raw
+ * bytes, each or-ed with 0x20. Every lane is 7-bit (ASCII words; the window's other bytes as 0), so
  * one three-way xor-or and one add per keyword find its lanes; a word without a keyword (nearly
  * all) costs that and one branch.
  */
-static __always_inline __u32 word_keywords(__u64 word, __u32 window, __u32 lanes)
+static __always_inline __u32 word_keywords(__u64 low, __u64 before, __u32 lanes)
 {
-	__u64 low = word | LOWER;
-	__u64 prev1 = ascii_or_zero(window);
-	__u64 prev2 = ascii_or_zero(window >> 8);
-	__u64 back1 = (low << 8) | prev1;                 /* byte j: the byte before byte j */
-	__u64 back2 = (low << 16) | (prev1 << 8) | prev2; /* byte j: the one before that */
+	__u64 back1 = (low << 8) | (before >> 56);  /* byte j: the byte before byte j */
+	__u64 back2 = (low << 16) | (before >> 48); /* byte j: the one before that */
 	__u64 in = lanes >= CHUNK ? HIGHS : HIGHS & ((1ull << (lanes * 8)) - 1);
 	__u64 sum = triple_lanes(back2, back1, low, 's', 'u', 'm') & in;
 	__u64 ref = triple_lanes(back2, back1, low, 'r', 'e', 'f') & in;
@@ -369,6 +372,8 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 	};
 	__u32 kw_end = s->prompt_from + KEYWORD_SCAN_BYTES;
 	__u32 window = s->kw_window;
+	__u64 before = window_lanes(window); /* then the last keyword word's low */
+	bool kw_words = false;
 	__u32 keywords = 0;
 	__u32 n = 0;
 
@@ -383,15 +388,18 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 			break;
 		count_word(&c, word);
 		if (at < kw_end) {
-			keywords |= word_keywords(word, window, kw_end - at);
-			window = word_window(word);
+			__u64 low = word | LOWER;
+			keywords |= word_keywords(low, before, kw_end - at);
+			before = low;
+			kw_words = true;
 		}
 		n += CHUNK;
 	}
 	if (!n)
 		return 0;
 	s->keywords |= keywords;
-	s->kw_window = window;
+	if (kw_words)
+		s->kw_window = word_window(before);
 	s->words += lane_sum(c.words);
 	s->digit_runs += lane_sum(c.digit_runs);
 	s->punct_runs += lane_sum(c.punct_runs);
