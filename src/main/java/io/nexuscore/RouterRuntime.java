@@ -31,6 +31,7 @@ import io.nexuscore.control.ControlPorts;
 import io.nexuscore.control.ControlVerticle;
 import io.nexuscore.control.TierStateView;
 import io.nexuscore.dataplane.AcceptorVerticle;
+import io.nexuscore.dataplane.DataPlaneDependencies;
 import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
 import io.nexuscore.dataplane.TierResolver;
@@ -222,9 +223,13 @@ public final class RouterRuntime implements AutoCloseable {
             config.tiers().forEach((tier, tierConfig) -> tierConfig.fallback().ifPresent(f -> fallbacks.put(tier, f)));
             RequestTracing tracing = RequestTracing.start(config.telemetry(), spanExporters);
             started.add(tracing);
-            DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                    sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks, wiring.control().keys(), tracing,
-                    apiTargets(config, vertx, registry, started));
+            DataPlaneHandler handler = new DataPlaneHandler(DataPlaneDependencies.of(config.dataPlane(), resolver,
+                            backends, models, metrics, sink, wiring.latency(), resolverPool)
+                    .withFloors(wiring.floors())
+                    .withFallbacks(fallbacks)
+                    .withKeys(wiring.control().keys())
+                    .withTracing(tracing)
+                    .withTargets(apiTargets(config, vertx, registry, started)));
 
             List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
             Optional<FleetService> joined = Optional.empty();

@@ -73,8 +73,9 @@ class KernelModePathTest {
         }
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS),
                 kernel, ReadCost.SYSCALL, metrics);
-        DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                EventSink.DISCARD, LatencyRecorder.NONE, vertx.createSharedWorkerExecutor("test-resolver", 2));
+        DataPlaneHandler handler = new DataPlaneHandler(DataPlaneDependencies.of(config.dataPlane(), resolver, backends,
+                models, metrics, EventSink.DISCARD, LatencyRecorder.NONE,
+                vertx.createSharedWorkerExecutor("test-resolver", 2)));
         AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), handler);
         HttpClient client = vertx.createHttpClient(new PoolOptions().setHttp1MaxSize(1));
         List<String> seen = new ArrayList<>();
