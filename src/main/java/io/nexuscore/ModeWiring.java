@@ -2,10 +2,10 @@ package io.nexuscore;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.adapt.AdaptiveReporting;
-import io.nexuscore.adapt.LatencyRecorder;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelDataPathControl;
-import io.nexuscore.bpf.ReloadObjects;
+import io.nexuscore.kernel.maps.LatencyRecorder;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelDataPathControl;
+import io.nexuscore.kernel.ReloadObjects;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.ThresholdStore;

@@ -12,7 +12,7 @@ import io.nexuscore.dataplane.AcceptorVerticle;
 import io.nexuscore.dataplane.DataPlaneDependencies;
 import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.tiers.TierBackend;

@@ -1,8 +1,8 @@
 package io.nexuscore.control;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.nexuscore.bpf.ForbiddenObject;
-import io.nexuscore.bpf.NotInKernelMode;
+import io.nexuscore.kernel.ForbiddenObject;
+import io.nexuscore.kernel.maps.NotInKernelMode;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.events.EventHub;

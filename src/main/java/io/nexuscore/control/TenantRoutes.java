@@ -4,7 +4,7 @@ import io.nexuscore.classify.Tier;
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.ProblemType;
-import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.net.Ipv4Prefix;
 import io.nexuscore.tenants.TenantId;
 import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies;

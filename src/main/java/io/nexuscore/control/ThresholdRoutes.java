@@ -1,8 +1,8 @@
 package io.nexuscore.control;
 
 import io.nexuscore.adapt.AdaptiveJson;
-import io.nexuscore.adapt.AdaptiveSettings;
-import io.nexuscore.bpf.NotInKernelMode;
+import io.nexuscore.kernel.maps.AdaptiveSettings;
+import io.nexuscore.kernel.maps.NotInKernelMode;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.http.JsonBodies;
 import io.nexuscore.http.ProblemException;

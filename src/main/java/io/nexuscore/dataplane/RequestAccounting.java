@@ -1,6 +1,6 @@
 package io.nexuscore.dataplane;
 
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.http.ProblemType;
