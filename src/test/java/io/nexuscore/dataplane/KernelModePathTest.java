@@ -95,7 +95,7 @@ class KernelModePathTest {
             }
             return chain;
         }).onComplete(ctx.succeeding(v -> ctx.verify(() -> {
-            int javaScoreB = RouterFixture.expectedScore("POST", "/v1/chat/completions", bodyB);
+            int javaScoreB = RouterFixture.handScoredChat(31).score(); // 7, worked out by hand
             assertEquals(List.of("kernel/large/222", "user/nano/" + javaScoreB, "kernel/large/222"), seen);
             assertEquals(2, registry.get("nexus_kernel_user_disagreements").counter().count());
             assertEquals(1, registry.get("nexus_verdict_fallbacks").tag("reason", "stale").counter().count());
