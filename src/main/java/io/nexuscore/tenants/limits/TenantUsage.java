@@ -78,6 +78,16 @@ public final class TenantUsage {
         }
     }
 
+    /** The usage of a tenant this router has not seen. */
+    JsonObject empty() {
+        JsonObject refusals = new JsonObject();
+        for (LimitCounter.Reason reason : LimitCounter.Reason.values()) {
+            refusals.put(reason.label(), 0L);
+        }
+        return new Counts().toJson().put("since", since.toString()).put("tiers", new JsonObject()).put("days", new JsonObject())
+                .put("refusals", refusals);
+    }
+
     /** The tenant's usage as GET /tenants/{id}/usage shows it; empty when it has none on this router. */
     public Optional<JsonObject> toJson(String tenant) {
         Record r = byTenant.get(tenant);
