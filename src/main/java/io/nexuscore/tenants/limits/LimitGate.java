@@ -48,6 +48,25 @@ public final class LimitGate {
         this.metrics = new LimitMetrics(registry, names);
     }
 
+    /**
+     * The router's gate: limits saved beside the control plane's state file, {@code dataPlane.defaultLimits},
+     * the Java counter on the system clocks.
+     */
+    public static LimitGate start(io.nexuscore.config.RouterConfig config, MeterRegistry registry, FleetShare share,
+                                  Predicate<String> knownTenants) {
+        io.nexuscore.config.DefaultLimitsConfig d = config.dataPlane().defaultLimits();
+        return new LimitGate(TenantLimitStore.load(TenantLimitStore.besideStateFile(config.control().stateFile())),
+                new TenantLimits(d.requestsPerMinute(), d.tokensPerMinute(), d.maxConcurrent(), d.tokensPerDay()),
+                config.dataPlane().assumedOutputTokens(), new WindowLimiter(LimitClock.SYSTEM), share, LimitClock.SYSTEM,
+                registry, config.metrics().tenantSeries(), knownTenants);
+    }
+
+    /** A gate without limits (tests and tools that build a data plane by hand): counts usage only. */
+    public static LimitGate none(MeterRegistry registry) {
+        return new LimitGate(TenantLimitStore.inMemory(), TenantLimits.NONE, 256, new WindowLimiter(), FleetShare.ALONE,
+                LimitClock.SYSTEM, registry, 0, name -> false);
+    }
+
     public TenantUsage usage() {
         return usage;
     }
