@@ -61,10 +61,13 @@ public final class LimitGate {
                 registry, config.metrics().tenantSeries(), knownTenants);
     }
 
-    /** A gate without limits (tests and tools that build a data plane by hand): counts usage only. */
-    public static LimitGate none(MeterRegistry registry) {
+    /**
+     * A gate without limits and without meters (tests and tools that build a data plane or a control
+     * plane by hand): it admits everything and keeps usage in memory only.
+     */
+    public static LimitGate none() {
         return new LimitGate(TenantLimitStore.inMemory(), TenantLimits.NONE, 256, new WindowLimiter(), FleetShare.ALONE,
-                LimitClock.SYSTEM, registry, 0, name -> false);
+                LimitClock.SYSTEM, new io.micrometer.core.instrument.composite.CompositeMeterRegistry(), 0, name -> false);
     }
 
     public TenantUsage usage() {
