@@ -1,5 +1,7 @@
 package io.nexuscore.tenants.limits;
 
+import io.vertx.core.json.JsonObject;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Supplier;
 
@@ -20,6 +22,17 @@ public final class FleetShare {
     /** @param liveMembers the live members when the cluster answers, empty when it does not */
     public FleetShare(Supplier<OptionalInt> liveMembers) {
         this.liveMembers = liveMembers;
+    }
+
+    /**
+     * The share over a fleet's cached view (GET /fleet's document: {@code reachable} and the
+     * {@code members} whose heartbeats verify): the member count while the cluster answers.
+     */
+    public static FleetShare ofView(Supplier<Optional<JsonObject>> view) {
+        return new FleetShare(() -> view.get()
+                .filter(v -> Boolean.TRUE.equals(v.getBoolean("reachable")) && v.getJsonArray("members") != null)
+                .map(v -> OptionalInt.of(v.getJsonArray("members").size()))
+                .orElse(OptionalInt.empty()));
     }
 
     /** The members to split over now: the live count, or the last one seen while the cluster is unreachable. */

@@ -97,6 +97,17 @@ class LimitGateTest {
     }
 
     @Test
+    void theShareReadsTheFleetViewAndKeepsTheLastCountWhileUnreachable() {
+        JsonObject[] view = {new JsonObject().put("reachable", true).put("members", new io.vertx.core.json.JsonArray()
+                .add(new JsonObject()).add(new JsonObject()))};
+        FleetShare share = FleetShare.ofView(() -> java.util.Optional.of(view[0]));
+        assertEquals(2, share.members());
+        view[0] = new JsonObject().put("reachable", false).put("members", new io.vertx.core.json.JsonArray().add(new JsonObject()));
+        assertEquals(2, share.members());
+        assertEquals(1, FleetShare.ofView(java.util.Optional::empty).members());
+    }
+
+    @Test
     void headerNamedTenantsBeyondTheBoundShareOneUsageRecordAndSeries() {
         for (String t : new String[] {"h1", "h2", "h3", "h4"}) {
             gate.admit(t, 0, 0, 0).finish("nano", true, 1, 1);
