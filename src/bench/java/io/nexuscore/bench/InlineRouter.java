@@ -11,7 +11,7 @@ import io.nexuscore.config.RouterConfig;
 import io.nexuscore.dataplane.AcceptorVerticle;
 import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.tiers.TierBackend;

@@ -1,6 +1,6 @@
 package io.nexuscore.dataplane;
 
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 import io.nexuscore.dataplane.apis.StreamTranslator;
 import io.nexuscore.dataplane.apis.TranslatedRequest;
 import io.nexuscore.tenants.TenantFloors;

@@ -1,14 +1,14 @@
 package io.nexuscore.bench;
 
 import com.sun.net.httpserver.HttpServer;
-import io.nexuscore.bpf.BpfProgram;
-import io.nexuscore.bpf.EmptyPrograms;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.KernelVerdicts;
-import io.nexuscore.bpf.Packets;
-import io.nexuscore.bpf.ProgramStats;
-import io.nexuscore.bpf.VethNetns;
+import io.nexuscore.kernel.libbpf.BpfProgram;
+import io.nexuscore.kernel.EmptyPrograms;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.maps.KernelVerdicts;
+import io.nexuscore.kernel.Packets;
+import io.nexuscore.kernel.libbpf.ProgramStats;
+import io.nexuscore.kernel.VethNetns;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.RequestHeadParser;
 import io.nexuscore.classify.ScoreWeights;

@@ -1,8 +1,8 @@
 package io.nexuscore.bench;
 
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.Packets;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.Packets;
 import io.nexuscore.config.KernelConfig;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,5 +1,5 @@
 package io.nexuscore.dataplane;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 
 import static io.nexuscore.dataplane.DataPlaneHandler.HEADER_ASSIGNED_TIER;
 import static io.nexuscore.dataplane.DataPlaneHandler.HEADER_ROUTE_SOURCE;

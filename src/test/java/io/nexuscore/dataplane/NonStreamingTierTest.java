@@ -1,5 +1,5 @@
 package io.nexuscore.dataplane;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

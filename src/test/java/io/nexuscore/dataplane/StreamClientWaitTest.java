@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Thresholds;

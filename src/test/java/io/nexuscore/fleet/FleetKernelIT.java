@@ -3,8 +3,8 @@ package io.nexuscore.fleet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.VethNetns;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.VethNetns;
 import io.nexuscore.testing.FreePort;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
