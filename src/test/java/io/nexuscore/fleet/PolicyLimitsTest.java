@@ -3,7 +3,7 @@ package io.nexuscore.fleet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.nexuscore.adapt.AdaptiveControl;
+import io.nexuscore.kernel.maps.AdaptiveControl;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
