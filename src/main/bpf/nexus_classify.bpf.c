@@ -127,6 +127,7 @@ static __always_inline __u8 tier_for(__u32 score)
 #include "nexus_score.bpf.h"   /* token estimate, gain, score_body */
 #include "nexus_pending.bpf.h" /* heads awaiting their body: pending_bodies */
 #include "nexus_adapt.bpf.h"   /* the adaptive timer (recalibrate) and its maps */
+#include "nexus_limits.bpf.h"  /* tenant limits: tenant_limits, tenant_windows */
 
 static __always_inline int classify_xdp(struct xdp_md *ctx)
 {
@@ -153,6 +154,9 @@ static __always_inline int classify_xdp(struct xdp_md *ctx)
 		return XDP_PASS;
 	if (score_body(hb, &v) < 0)
 		return XDP_PASS;
+	/* A request decided here (not awaiting its body, prompt seen) counts against its tenant's limits. */
+	if (!v.awaits && !f.ipv6 && !(v.flags & VERDICT_F_BLIND))
+		count_tenant_request(f.key.src_ip, v.prompt_tokens, &v);
 
 	if (f.ipv6)
 		store_verdict6(&f.key6, v.check, v.score, v.tier, v.flags);

@@ -31,6 +31,7 @@ struct verdict {
 	__u8 awaits;   /* 1: a head without body bytes whose Content-Length body follows (pending_bodies) */
 	__u32 line_keywords; /* KW_BIT_* of the request line */
 	__u32 body_from;     /* the body's first byte in the scratch buffer */
+	__u32 prompt_tokens; /* score_body: the prompt's tokens at unit gain, rounded (tenant limits' charge) */
 };
 
 enum { CL_NONE, CL_VALUE, CL_DIGITS };

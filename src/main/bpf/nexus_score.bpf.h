@@ -103,6 +103,7 @@ __noinline int score_body(struct head_buf *hb, struct verdict *v)
 	v->score = score;
 	v->tier = tier_for(score);
 	v->flags = blind ? VERDICT_F_BLIND : 0;
+	v->prompt_tokens = (q10 + 512) >> 10;
 	return 0;
 }
 
