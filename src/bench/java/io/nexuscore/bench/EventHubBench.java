@@ -1,4 +1,4 @@
-package io.nexuscore.control.bench;
+package io.nexuscore.bench;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.nexuscore.events.EventHub;
