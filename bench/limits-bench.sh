@@ -3,14 +3,16 @@
 # default: MODE=kernel to run with the kernel programs, as root) under the Java LoadGenerator's nano
 # request, with no limits (off) and with dataPlane.defaultLimits setting all four limits so high that
 # none refuses (on: every request is charged, counted, settled and released, its usage recorded and
-# its x-ratelimit-* headers written), alternated ROUNDS times in the same run. Prints one
+# its x-ratelimit-* headers written), alternated ROUNDS times in the same run (the order
+# flipping every round). Prints one
 # LoadGenerator line per run (req/s, P50/P99, errors, the router's CPU time per request), then the
-# mean CPU µs per request of each setting and their ratio (on / off).
+# mean CPU µs per request of each setting and their ratio (on / off), then LimitsCost: the limits' own
+# CPU per request in one JVM (the figure a loaded machine distorts least).
 #   TIERS=upstream  (default) every tier forwarding to a bare local OpenAI server (BareServer): little
 #                   work per request, so the limits' own share shows
 #   TIERS=wasm      nano answered by its Chicory Wasm pool (the default configuration)
 #
-# Usage: [ROUNDS=3] [TIERS=upstream] bench/limits-bench.sh [SECONDS] [WARMUP_SECONDS] [CONCURRENCY]
+# Usage: [ROUNDS=4] [TIERS=upstream] bench/limits-bench.sh [SECONDS] [WARMUP_SECONDS] [CONCURRENCY]
 # Takes /tmp/nx-bench.lock for the whole run (and /tmp/nx-lo.lock in kernel mode); every process
 # started here is stopped by PID on exit. Loopback only.
 set -euo pipefail
@@ -23,14 +25,14 @@ fi
 seconds=${1:-10}
 warmup=${2:-5}
 concurrency=${3:-16}
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-4}
 tiers_kind=${TIERS:-upstream}
 mode=${MODE:-user}
 
 source scripts/build-lib.sh
 source bench/bench-lib.sh
 jar=$(nx_fresh_jar)
-cp=$(nx_bench_classpath io.nexuscore.bench.LoadGenerator)
+cp=$(nx_bench_classpath io.nexuscore.bench.LimitsCost)
 
 wait_for() { # log-file pattern pid
   for _ in $(seq 1 600); do
@@ -81,7 +83,9 @@ echo "# $(date -u +%FT%TZ), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc
 
 big=1000000000000
 for round in $(seq 1 "$rounds"); do
-for setting in off on; do
+# The order flips every round: the second router of a round may gain or lose by going second.
+order="off on"; [ $((round % 2)) -eq 0 ] && order="on off"
+for setting in $order; do
   data_port=$(free_port); control_port=$(free_port)
   limits=""
   if [ "$setting" = on ]; then
@@ -119,3 +123,7 @@ awk '{ split($1, n, "#"); for (i = 2; i <= NF; i++) if ($i ~ /^cpu_us_per_req=/)
            printf "limits off: %.1f cpu_us/req, %.0f req/s (mean of %d)\n", off, rps["off"] / c["off"], c["off"];
            printf "limits on:  %.1f cpu_us/req, %.0f req/s (mean of %d)\n", on, rps["on"] / c["on"], c["on"];
            printf "ratio on/off: cpu %.3f, req/s %.3f\n", on / off, (rps["on"] / c["on"]) / (rps["off"] / c["off"]) }' "$tmp/lines"
+
+# The limits' own CPU per request, apart from the request (LimitsCost: admit, headers, settle, usage,
+# release in one thread, one JVM): CPU time, which a busy machine distorts less than req/s.
+java -cp "$cp" io.nexuscore.bench.LimitsCost 1000000 3 2>/dev/null

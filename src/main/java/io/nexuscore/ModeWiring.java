@@ -57,6 +57,11 @@ public record ModeWiring(ControlPorts control, VerdictSource verdicts, TenantFlo
         return new ModeWiring(control.withFleet(fleet), verdicts, floors, reads, latency, tokenGain, resources);
     }
 
+    /** The same wiring, its control plane serving the data plane's tenant limits. */
+    public ModeWiring withLimits(io.nexuscore.tenants.limits.LimitGate limits) {
+        return new ModeWiring(control.withLimits(limits), verdicts, floors, reads, latency, tokenGain, resources);
+    }
+
     /** The live thresholds, shared by the data plane and the control plane. */
     public ThresholdStore thresholds() {
         return control.thresholds();

@@ -15,6 +15,8 @@ final class LimitMetrics {
     private final MeterRegistry registry;
     private final BoundedTenants names;
     private final Map<String, Counter> counters = new ConcurrentHashMap<>();
+    /** Each name's prompt and completion token counters, found with one lookup a request. */
+    private final Map<String, Counter[]> tokenCounters = new ConcurrentHashMap<>();
 
     LimitMetrics(MeterRegistry registry, BoundedTenants names) {
         this.registry = registry;
@@ -30,11 +32,13 @@ final class LimitMetrics {
 
     void tokens(String tenant, long prompt, long completion) {
         String name = names.nameOf(tenant);
+        Counter[] pair = tokenCounters.computeIfAbsent(name, n -> new Counter[] {tokenCounter(n, "prompt"),
+                tokenCounter(n, "completion")});
         if (prompt > 0) {
-            tokenCounter(name, "prompt").increment(prompt);
+            pair[0].increment(prompt);
         }
         if (completion > 0) {
-            tokenCounter(name, "completion").increment(completion);
+            pair[1].increment(completion);
         }
     }
 

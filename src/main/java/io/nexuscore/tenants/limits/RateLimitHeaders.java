@@ -65,8 +65,14 @@ public final class RateLimitHeaders {
         out.append(secondMillis / 1000);
         long fraction = secondMillis % 1000;
         if (fraction != 0) {
-            String digits = String.format("%03d", fraction);
-            out.append('.').append(digits.replaceAll("0+$", ""));
+            // Three digits, trailing zeros dropped: 800 -> ".8", 50 -> ".05", 5 -> ".005".
+            out.append('.').append(fraction / 100);
+            if (fraction % 100 != 0) {
+                out.append(fraction / 10 % 10);
+                if (fraction % 10 != 0) {
+                    out.append(fraction % 10);
+                }
+            }
         }
         return out.append('s').toString();
     }

@@ -3,7 +3,6 @@ package io.nexuscore.tenants.limits;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
@@ -49,7 +48,8 @@ public final class TenantUsage {
     private static final class Record {
         final Counts total = new Counts();
         final TreeMap<String, Counts> tiers = new TreeMap<>();
-        final TreeMap<LocalDate, Counts> days = new TreeMap<>();
+        /** By UTC day, days since the epoch. */
+        final TreeMap<Long, Counts> days = new TreeMap<>();
         final EnumMap<LimitCounter.Reason, Long> refusals = new EnumMap<>(LimitCounter.Reason.class);
     }
 
@@ -60,7 +60,7 @@ public final class TenantUsage {
     /** A request that a tier served or failed; tokens 0 when its answer carried no usage. */
     void served(String tenant, String tier, long promptTokens, long completionTokens, long epochMillis) {
         Record r = record(tenant);
-        LocalDate day = Instant.ofEpochMilli(epochMillis).atZone(ZoneOffset.UTC).toLocalDate();
+        long day = Math.floorDiv(epochMillis, WindowLimiter.DAY_MILLIS);
         synchronized (r) {
             r.total.add(promptTokens, completionTokens);
             r.tiers.computeIfAbsent(tier, t -> new Counts()).add(promptTokens, completionTokens);
@@ -98,7 +98,7 @@ public final class TenantUsage {
             JsonObject tiers = new JsonObject();
             r.tiers.forEach((tier, c) -> tiers.put(tier, c.toJson()));
             JsonObject days = new JsonObject();
-            r.days.forEach((day, c) -> days.put(day.toString(), c.toJson()));
+            r.days.forEach((day, c) -> days.put(LocalDate.ofEpochDay(day).toString(), c.toJson()));
             JsonObject refusals = new JsonObject();
             for (LimitCounter.Reason reason : LimitCounter.Reason.values()) {
                 refusals.put(reason.label(), r.refusals.getOrDefault(reason, 0L));

@@ -21,7 +21,7 @@ public final class Ticket {
         this.gate = gate;
         this.tenant = tenant;
         this.admission = admission;
-        this.headers = Map.copyOf(headers);
+        this.headers = headers; // made for this ticket alone, never changed after
     }
 
     /** The rate-limit headers for the answer (none for a tenant without limits). */
