@@ -140,7 +140,18 @@ public final class RouterRuntime implements AutoCloseable {
             // Tenant limits (io.nexuscore.tenants.limits): in a fleet each router holds its share of them.
             LimitGate limits = LimitGate.start(config, registry,
                     config.cluster().enabled() ? FleetShare.ofView(fleetView::view) : FleetShare.ALONE,
-                    local.control().keys()::has);
+                    local.control().keys()::has, local.tenantLimitMaps(), local.control().tenants());
+            // Tenants by prefix, and in kernel mode the limits XDP counts, follow the limits, the
+            // prefixes and the fleet's size within a second (map writes: a worker thread).
+            long prefixSync = vertx.setPeriodic(1000, id -> vertx.executeBlocking(() -> {
+                try {
+                    limits.syncPrefixes();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "tenant limits: syncing tenants by prefix failed: {0}", e.getMessage());
+                }
+                return null;
+            }, false));
+            started.add(() -> vertx.cancelTimer(prefixSync));
             ModeWiring wiring = (config.cluster().enabled() ? local.withFleet(fleetView) : local).withLimits(limits);
             Map<Tier, TierBackend> pools = TierPools.create(config, registry);
             started.addAll(pools.values());

@@ -109,19 +109,23 @@ final class TierDispatch {
         byte[] requestLine = requestLine(request);
         long bodyLength = body.length();
         PromptEstimate estimate = promptEstimate(body);
+        // Floors are looked up per request, so a tenant change reaches connections already open.
+        ConnectionInfo connection = connections.current(request.connection());
         Ticket ticket;
         try {
             // Before any tier works: the tenant's limits, charged the prompt estimate (at unit gain, as
-            // the kernel counts it) plus the output cap (docs/tenant-limits.md).
-            ticket = limits.admit(tenant, estimate.tokens(io.nexuscore.classify.TokenGain.ONE_Q10), demand.maxTokens(),
-                    demand.choices());
+            // the kernel counts it) plus the output cap; XDP's decision when it counted the request
+            // (docs/tenant-limits.md).
+            Optional<java.net.InetAddress> source = connection.tuple().map(io.nexuscore.classify.FourTuple::srcAddress);
+            String limitsTenant = limits.limitsTenant(tenant, RequestAdmission.ANONYMOUS_TENANT.equals(tenant), source);
+            int kernelFlags = limits.countsInKernel() ? resolver.kernelLimitFlags(requestLine, bodyLength, connection) : 0;
+            ticket = limits.admit(limitsTenant, estimate.tokens(io.nexuscore.classify.TokenGain.ONE_Q10), demand.maxTokens(),
+                    demand.choices(), kernelFlags, source);
         } catch (ProblemException e) {
             refusals.refuse(request, endpoint, start, e.problem(), false);
             return;
         }
         ticket.headers().forEach(request.response()::putHeader);
-        // Floors are looked up per request, so a tenant change reaches connections already open.
-        ConnectionInfo connection = connections.current(request.connection());
         Served served = new Served(request, endpoint, parsed, tenant, start, demand);
         served.ticket = ticket;
         String prompt = parsed.work().prompt();

@@ -15,17 +15,18 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Which tenants XDP counts (nexus_limits.bpf.h): a tenant with a source prefix (its floor's, in
- * {@link TenantPolicies}) and a minute limit gets a slot of {@code tenant_windows}, and its prefix an
- * entry of {@code tenant_limits} with this router's share. {@link #sync} brings the kernel map in
- * line with the limits, the prefixes and the fleet's size; the router calls it every second and after
- * each change, so the kernel never holds a limit longer than that after it changed.
+ * Tenants by source prefix for limits: a request that names no tenant is the tenant whose prefix
+ * (its floor's, in {@link TenantPolicies}) holds its address, when that tenant has limits
+ * ({@link #tenantAt}). In kernel mode XDP counts those tenants' minute limits (nexus_limits.bpf.h):
+ * each gets a slot of {@code tenant_windows}, and its prefix an entry of {@code tenant_limits} with
+ * this router's share. {@link #sync} brings both in line with the limits, the prefixes and the fleet's
+ * size; the router calls it every second, so a change reaches the kernel within a second.
  */
 public final class KernelLimitSlots {
 
     private static final Logger LOG = System.getLogger(KernelLimitSlots.class.getName());
 
-    private final TenantLimitMaps maps;
+    private final Optional<TenantLimitMaps> maps;
     private final TenantPolicies prefixes;
     private final TenantLimitStore store;
     private final FleetShare share;
@@ -34,7 +35,8 @@ public final class KernelLimitSlots {
     /** prefix -> tenant, as last written to the kernel. */
     private volatile Map<Ipv4Prefix, String> owners = Map.of();
 
-    public KernelLimitSlots(TenantLimitMaps maps, TenantPolicies prefixes, TenantLimitStore store, FleetShare share,
+    /** @param maps the kernel's maps; empty in user space (prefix attribution only, nothing counted in the kernel) */
+    public KernelLimitSlots(Optional<TenantLimitMaps> maps, TenantPolicies prefixes, TenantLimitStore store, FleetShare share,
                             long assumedOutputTokens) {
         this.maps = maps;
         this.prefixes = prefixes;
@@ -43,8 +45,9 @@ public final class KernelLimitSlots {
         this.outputTokens = (int) Math.min(Integer.MAX_VALUE, assumedOutputTokens);
     }
 
+    /** The kernel's windows; only in kernel mode (a tenant has a slot only there). */
     public TenantWindows windows() {
-        return maps.windows();
+        return maps.orElseThrow(() -> new IllegalStateException("no kernel tenant windows in user space")).windows();
     }
 
     /** The slot XDP counts {@code tenant} in, when it has one. */
@@ -52,7 +55,7 @@ public final class KernelLimitSlots {
         return Optional.ofNullable(slots.get(tenant));
     }
 
-    /** The tenant whose prefix holds {@code source} and whose requests XDP counts (longest prefix). */
+    /** The tenant with limits whose prefix holds {@code source} (longest prefix). */
     public Optional<String> tenantAt(Inet4Address source) {
         int address = Ipv4Prefix.host(source).address();
         String best = null;
@@ -74,7 +77,11 @@ public final class KernelLimitSlots {
         for (Map.Entry<String, TenantPolicies.TenantPolicy> p : prefixes.list().entrySet()) {
             String tenant = p.getKey();
             Optional<TenantLimits> whole = store.of(tenant);
-            if (whole.isEmpty() || whole.get().requestsPerMinute() == TenantLimits.UNLIMITED
+            if (whole.isEmpty() || whole.get().none()) {
+                continue;
+            }
+            wanted.put(p.getValue().prefix(), tenant);
+            if (maps.isEmpty() || whole.get().requestsPerMinute() == TenantLimits.UNLIMITED
                     && whole.get().tokensPerMinute() == TenantLimits.UNLIMITED) {
                 continue;
             }
@@ -86,15 +93,16 @@ public final class KernelLimitSlots {
             entries.put(p.getValue().prefix(), new TenantWindows.Limit(slot.get(),
                     (int) Math.min(Integer.MAX_VALUE, mine.requestsPerMinute()), mine.tokensPerMinute(),
                     whole.get().tokensPerMinute(), outputTokens));
-            wanted.put(p.getValue().prefix(), tenant);
             counted.add(tenant);
         }
-        for (Map.Entry<Ipv4Prefix, TenantWindows.Limit> e : entries.entrySet()) {
-            maps.put(e.getKey(), e.getValue());
-        }
-        for (Ipv4Prefix stale : maps.entries().keySet()) {
-            if (!entries.containsKey(stale)) {
-                maps.remove(stale);
+        if (maps.isPresent()) {
+            for (Map.Entry<Ipv4Prefix, TenantWindows.Limit> e : entries.entrySet()) {
+                maps.get().put(e.getKey(), e.getValue());
+            }
+            for (Ipv4Prefix stale : maps.get().entries().keySet()) {
+                if (!entries.containsKey(stale)) {
+                    maps.get().remove(stale);
+                }
             }
         }
         slots.keySet().retainAll(counted);
@@ -109,7 +117,7 @@ public final class KernelLimitSlots {
         Set<Integer> used = new HashSet<>(slots.values());
         for (int slot = 0; slot < SharedStructs.TENANT_LIMIT_SLOTS; slot++) {
             if (!used.contains(slot)) {
-                maps.windows().clear(slot); // a slot another tenant held starts empty
+                windows().clear(slot); // a slot another tenant held starts empty
                 slots.put(tenant, slot);
                 return Optional.of(slot);
             }

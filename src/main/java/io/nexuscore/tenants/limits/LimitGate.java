@@ -1,5 +1,12 @@
 package io.nexuscore.tenants.limits;
 
+import io.nexuscore.kernel.maps.SharedStructs;
+import io.nexuscore.kernel.maps.TenantLimitMaps;
+import io.nexuscore.tenants.TenantPolicies;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.util.Optional;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.http.Problem;
 import io.nexuscore.http.ProblemException;
@@ -26,6 +33,8 @@ public final class LimitGate {
     private final LimitClock clock;
     private final TenantUsage usage;
     private final LimitMetrics metrics;
+    /** Tenants by source prefix, and in kernel mode XDP's counting; null for a gate without prefixes. */
+    private final KernelLimitSlots prefixTenants;
 
     /**
      * @param defaults            limits of tenants without their own ({@code dataPlane.defaultLimits})
@@ -36,6 +45,14 @@ public final class LimitGate {
     public LimitGate(TenantLimitStore store, TenantLimits defaults, long assumedOutputTokens, LimitCounter counter,
                      FleetShare share, LimitClock clock, MeterRegistry registry, int tenantSeries,
                      Predicate<String> knownTenants) {
+        this(store, defaults, assumedOutputTokens, counter, share, clock, registry, tenantSeries, knownTenants, null);
+    }
+
+    /** @param prefixTenants tenants by source prefix (and XDP's counting in kernel mode), or null */
+    LimitGate(TenantLimitStore store, TenantLimits defaults, long assumedOutputTokens, LimitCounter counter,
+              FleetShare share, LimitClock clock, MeterRegistry registry, int tenantSeries,
+              Predicate<String> knownTenants, KernelLimitSlots prefixTenants) {
+        this.prefixTenants = prefixTenants;
         this.store = store;
         this.defaults = defaults;
         this.assumedOutputTokens = assumedOutputTokens;
@@ -54,11 +71,54 @@ public final class LimitGate {
      */
     public static LimitGate start(io.nexuscore.config.RouterConfig config, MeterRegistry registry, FleetShare share,
                                   Predicate<String> knownTenants) {
+        return start(config, registry, share, knownTenants, Optional.empty(), null);
+    }
+
+    /**
+     * The router's gate, with tenants by source prefix ({@code prefixes}, the tenant floors' store)
+     * and, when {@code kernelMaps} is present (kernel mode), the minute windows of those tenants in
+     * the kernel, where XDP counts the requests it scores ({@link KernelWindowLimiter}).
+     * Call {@link #syncPrefixes} every second: it brings the kernel's map in line with the limits.
+     */
+    public static LimitGate start(io.nexuscore.config.RouterConfig config, MeterRegistry registry, FleetShare share,
+                                  Predicate<String> knownTenants, Optional<TenantLimitMaps> kernelMaps,
+                                  TenantPolicies prefixes) {
         io.nexuscore.config.DefaultLimitsConfig d = config.dataPlane().defaultLimits();
-        return new LimitGate(TenantLimitStore.load(TenantLimitStore.besideStateFile(config.control().stateFile())),
+        TenantLimitStore store = TenantLimitStore.load(TenantLimitStore.besideStateFile(config.control().stateFile()));
+        KernelLimitSlots slots = prefixes == null ? null
+                : new KernelLimitSlots(kernelMaps, prefixes, store, share, config.dataPlane().assumedOutputTokens());
+        WindowLimiter java = new WindowLimiter(LimitClock.SYSTEM);
+        LimitCounter counter = kernelMaps.isPresent() && slots != null
+                ? new KernelWindowLimiter(java, slots, LimitClock.SYSTEM) : java;
+        LimitGate gate = new LimitGate(store,
                 new TenantLimits(d.requestsPerMinute(), d.tokensPerMinute(), d.maxConcurrent(), d.tokensPerDay()),
-                config.dataPlane().assumedOutputTokens(), new WindowLimiter(LimitClock.SYSTEM), share, LimitClock.SYSTEM,
-                registry, config.metrics().tenantSeries(), knownTenants);
+                config.dataPlane().assumedOutputTokens(), counter, share, LimitClock.SYSTEM,
+                registry, config.metrics().tenantSeries(), knownTenants, slots);
+        gate.syncPrefixes();
+        return gate;
+    }
+
+    /** Brings tenants by prefix, and the kernel's tenant_limits, in line with the limits (blocking: syscalls). */
+    public void syncPrefixes() {
+        if (prefixTenants != null) {
+            prefixTenants.sync();
+        }
+    }
+
+    /**
+     * The tenant a request's limits and usage go to: the tenant it names, or, when it names none,
+     * the tenant with limits whose source prefix holds its address (as tier floors are by prefix).
+     */
+    public String limitsTenant(String named, boolean anonymous, Optional<InetAddress> source) {
+        if (!anonymous || prefixTenants == null || !(source.orElse(null) instanceof Inet4Address v4)) {
+            return named;
+        }
+        return prefixTenants.tenantAt(v4).orElse(named);
+    }
+
+    /** True when XDP counts some tenants' minute limits: the data plane then reads its verdict's flags. */
+    public boolean countsInKernel() {
+        return counter instanceof KernelWindowLimiter;
     }
 
     /**
@@ -97,13 +157,46 @@ public final class LimitGate {
      * @throws ProblemException 429 {@code rate-limited} with Retry-After and the headers, counted
      */
     public Ticket admit(String tenant, long promptTokens, long outputCap, long choices) {
+        return admit(tenant, promptTokens, outputCap, choices, 0, Optional.empty());
+    }
+
+    /**
+     * Counts the request, taking XDP's decision when XDP counted it ({@code kernelFlags}, its verdict's
+     * VERDICT_F_COUNTED / OVER_*): for the tenant of the source's prefix it stands (an OVER_* verdict
+     * is refused as XDP refused it); a request that turns out to be another tenant's is taken back out
+     * of the prefix tenant's window and counted for its own.
+     *
+     * @param source the client's address (which prefix XDP counted the request for)
+     */
+    public Ticket admit(String tenant, long promptTokens, long outputCap, long choices, int kernelFlags,
+                        Optional<InetAddress> source) {
         TenantLimits whole = limitsOf(tenant);
+        if (kernelFlags != 0 && counter instanceof KernelWindowLimiter kernel
+                && source.orElse(null) instanceof Inet4Address v4) {
+            Optional<String> owner = prefixTenants.tenantAt(v4);
+            long kernelCharge = Math.max(0, promptTokens) + assumedOutputTokens; // XDP cannot read max_tokens
+            if (owner.isPresent() && owner.get().equals(tenant) && !whole.none()) {
+                return decided(tenant, kernel.admitCounted(tenant, whole, share.of(whole), kernelCharge, kernelFlags), KERNEL);
+            }
+            if (owner.isPresent() && (kernelFlags & SharedStructs.VERDICT_F_COUNTED) != 0) {
+                kernel.uncount(owner.get(), kernelCharge);
+            }
+        }
         if (whole.none()) {
             return new Ticket(this, tenant, LimitCounter.Admission.NONE, Map.of());
         }
         long charge = charge(promptTokens, outputCap, choices);
-        LimitCounter.Verdict verdict = counter.admit(tenant, whole, share.of(whole), charge);
-        Map<String, String> headers = RateLimitHeaders.of(verdict.state());
+        return decided(tenant, counter.admit(tenant, whole, share.of(whole), charge), USER);
+    }
+
+    /** X-NX-Limit-Source: who counted a limited tenant's request, XDP ("kernel") or the data plane ("user"). */
+    static final String LIMIT_SOURCE = "X-NX-Limit-Source";
+    private static final String KERNEL = "kernel";
+    private static final String USER = "user";
+
+    private Ticket decided(String tenant, LimitCounter.Verdict verdict, String source) {
+        Map<String, String> headers = RateLimitHeaders.of(verdict.state()); // a fresh map of its own
+        headers.put(LIMIT_SOURCE, source);
         if (verdict instanceof LimitCounter.Refused refused) {
             usage.refused(tenant, refused.reason());
             metrics.refused(tenant, refused.reason());

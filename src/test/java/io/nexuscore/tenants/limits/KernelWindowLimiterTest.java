@@ -47,7 +47,7 @@ class KernelWindowLimiterTest {
         TenantLimits limits = new TenantLimits(3, 0, 0, 0);
         store.put("team-a", limits);
         store.put("team-b", limits);
-        KernelLimitSlots slots = new KernelLimitSlots(kernel.tenantLimits(), prefixes, store, FleetShare.ALONE, 64);
+        KernelLimitSlots slots = new KernelLimitSlots(Optional.of(kernel.tenantLimits()), prefixes, store, FleetShare.ALONE, 64);
         slots.sync();
         KernelWindowLimiter limiter = new KernelWindowLimiter(new WindowLimiter(), slots, LimitClock.SYSTEM);
 
@@ -87,7 +87,7 @@ class KernelWindowLimiterTest {
         TenantLimitStore store = TenantLimitStore.inMemory();
         TenantLimits limits = new TenantLimits(5, 1_000, 1, 0); // one in flight at a time
         store.put("team-c", limits);
-        KernelLimitSlots slots = new KernelLimitSlots(kernel.tenantLimits(), prefixes, store, FleetShare.ALONE, 64);
+        KernelLimitSlots slots = new KernelLimitSlots(Optional.of(kernel.tenantLimits()), prefixes, store, FleetShare.ALONE, 64);
         slots.sync();
         KernelWindowLimiter limiter = new KernelWindowLimiter(new WindowLimiter(), slots, LimitClock.SYSTEM);
         int slot = slots.slotOf("team-c").orElseThrow();
