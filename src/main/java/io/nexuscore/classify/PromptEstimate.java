@@ -1,7 +1,7 @@
 package io.nexuscore.classify;
 
 /**
- * The prompt's token estimate, in Java. The kernel computes the same in nexus_classify.bpf.c
+ * The prompt's token estimate, in Java. The kernel computes the same in nexus_prompt.bpf.h and nexus_score.bpf.h
  * (find_prompt_key, prompt_string_start, scan_prompt, prompt_tokens_q10) and ParityTest keeps the
  * two equal; change both or neither. It estimates the prompt's tokens, not the envelope's bytes:
  *
@@ -57,6 +57,10 @@ package io.nexuscore.classify;
  * @param tokensQ10    the estimate at unit gain, in 1/1024 tokens
  * @param keywordBits  KW_BIT_* found in the prompt string ({@link Scorer}'s order: sum 1, ref 2, gen 4, ana 8)
  * @param blind        no prompt string was visible although the body was not empty
+ *
+ * <p>Over 400 lines for a reason: it is the kernel's prompt scan (nexus_prompt.bpf.h) mirrored step
+ * for step, one file beside the C so a reader can hold the two side by side; ParityTest and
+ * SegmentedBodyParityTest keep them equal.
  */
 public record PromptEstimate(long tokensQ10, int keywordBits, boolean blind) {
 

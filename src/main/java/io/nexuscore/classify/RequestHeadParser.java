@@ -5,7 +5,7 @@ import java.util.Optional;
 
 /**
  * Reads a request head from the raw TCP payload of the segment that starts it, exactly as the
- * kernel classifier does (score_head() in nexus_classify.bpf.c); a parity test keeps the two equal.
+ * kernel classifier does (the head scan of nexus_head.bpf.h and score_body in nexus_score.bpf.h); a parity test keeps the two equal.
  * It fixes what {@link Scorer}'s javadoc leaves to the reader of raw bytes:
  *
  * <pre>

@@ -1,7 +1,7 @@
 package io.nexuscore.classify;
 
 /**
- * The complexity score, in Java. The kernel computes the same function in nexus_classify.bpf.c
+ * The complexity score, in Java. The kernel computes the same function in nexus_head.bpf.h, nexus_prompt.bpf.h and nexus_score.bpf.h
  * and ParityTest keeps the two equal; change both or neither.
  *
  * <pre>
@@ -25,7 +25,7 @@ public final class Scorer {
     /** Bytes of the request line the kernel scans and hashes (REQUEST_LINE_MAX in nexus_shared.h). */
     public static final int REQUEST_LINE_MAX = 256;
 
-    /** KW_BIT_* in nexus_classify.bpf.c, and the windows that set them: three bytes, lower-cased. */
+    /** KW_BIT_* in nexus_head.bpf.h, and the windows that set them: three bytes, lower-cased. */
     static final int KW_BIT_SUM = 1;
     static final int KW_BIT_REF = 2;
     static final int KW_BIT_GEN = 4;

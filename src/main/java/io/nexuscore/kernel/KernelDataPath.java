@@ -74,6 +74,11 @@ import java.lang.System.Logger;
  * {@link #reload} and {@link #close}; {@link #removePins} deletes them. Every native failure is a
  * {@link BpfException} naming the call, the object and the errno. All methods block (syscalls):
  * never call them on an event loop. Thread-safe.
+ *
+ * <p>Over 400 lines for a reason: load, attach, reload (with its roll-back) and close are one
+ * ordered lifecycle over the same object, links and sysctl, and its safety (a reload never leaves a
+ * hook empty, close detaches before it unmaps) is read in one place. The maps are {@link PinnedMaps},
+ * the links {@link InterfaceLink}, the reload rules {@link ReloadObjects}.
  */
 public final class KernelDataPath implements AutoCloseable {
 
@@ -114,30 +119,8 @@ public final class KernelDataPath implements AutoCloseable {
     /** In-kernel run-time histograms and tail-call depth on (the .rodata.observe switch). */
     private final boolean observe;
 
-    private final BpfMap routingDecisionsMap;
-    private final BpfMap routingDecisions6Map;
-    private final BpfMap verdictSlotsMap;
-    private final BpfMap verdictSlots6Map;
-    private final VerdictSlots verdictSlots;
-    private final VerdictSlots verdictSlots6;
-    private final BpfMap scoreThresholdsMap;
-    private final BpfMap tierCountersMap;
-    private final BpfMap tenantPolicyMap;
-    private final BpfMap tcChainMap;
-    private final BpfMap tenantLimitsMap;
-    private final BpfMap tenantWindowsMap;
-    private final TenantLimitMaps tenantLimits;
-    private final BpfMap adaptiveSettingsMap;
-    private final BpfMap adaptiveStatsMap;
-    private final BpfMap tokenModelMap;
-    private final PinnedTokenModel tokenModel;
-    private final AdaptiveLoop adaptive;
-    private final LatencyRing latencyRing;
-    private final RoutingDecisionsMap routingDecisions;
-    private final KernelVerdicts verdicts;
-    private final ScoreThresholdsMap thresholds;
-    private final TierCountersMap tierCounters;
-    private final TenantPolicyMap tenantPolicy;
+    /** The pinned maps and their wrappers (state that outlives a reload). */
+    private final PinnedMaps maps;
 
     private final List<InterfaceLink> xdpLinks = new ArrayList<>();
     private final List<InterfaceLink> tcLinks = new ArrayList<>();
@@ -168,34 +151,7 @@ public final class KernelDataPath implements AutoCloseable {
         this.xdpMode = xdpMode;
         this.object = object;
         this.programs = Programs.of(object);
-        this.routingDecisionsMap = BpfMap.openPinned(pinDir, "routing_decisions",
-                SharedStructs.FLOW_KEY.size(), SharedStructs.ROUTING_DECISION.size());
-        this.routingDecisions6Map = BpfMap.openPinned(pinDir, "routing_decisions6",
-                SharedStructs.FLOW_KEY6.size(), SharedStructs.ROUTING_DECISION.size());
-        this.verdictSlotsMap = BpfMap.openPinned(pinDir, "verdict_slots", 4, SharedStructs.VERDICT_SLOT.size());
-        this.verdictSlots6Map = BpfMap.openPinned(pinDir, "verdict_slots6", 4, SharedStructs.VERDICT_SLOT6.size());
-        this.verdictSlots = VerdictSlots.map(verdictSlotsMap, SharedStructs.VERDICT_SLOT, SharedStructs.VERDICT_SLOTS);
-        this.verdictSlots6 = VerdictSlots.map(verdictSlots6Map, SharedStructs.VERDICT_SLOT6, SharedStructs.VERDICT_SLOTS6);
-        this.scoreThresholdsMap = BpfMap.openPinned(pinDir, "score_thresholds", 4, SharedStructs.SCORE_THRESHOLDS.size());
-        this.tierCountersMap = BpfMap.openPinned(pinDir, "tier_counters", 4, TierCountersMap.valueSize());
-        this.tenantPolicyMap = BpfMap.openPinned(pinDir, "tenant_policy",
-                SharedStructs.TENANT_KEY.size(), SharedStructs.TENANT_FLOOR.size());
-        this.tcChainMap = BpfMap.openPinned(pinDir, "tc_chain", 4, 4);
-        this.tenantLimitsMap = BpfMap.openPinned(pinDir, "tenant_limits",
-                SharedStructs.TENANT_KEY.size(), SharedStructs.TENANT_LIMIT.size());
-        this.tenantWindowsMap = BpfMap.openPinned(pinDir, "tenant_windows", 4, SharedStructs.TENANT_WINDOW.size());
-        this.tenantLimits = TenantLimitMaps.map(tenantLimitsMap, tenantWindowsMap);
-        this.adaptiveSettingsMap = BpfMap.openPinned(pinDir, "adaptive_settings", 4, SharedStructs.ADAPTIVE_SETTINGS.size());
-        this.adaptiveStatsMap = BpfMap.openPinned(pinDir, "adaptive_stats", 4, SharedStructs.ADAPTIVE_STATS.size());
-        this.tokenModelMap = BpfMap.openPinned(pinDir, "token_model", 4, SharedStructs.TOKEN_MODEL.size());
-        this.tokenModel = PinnedTokenModel.map(tokenModelMap);
-        this.adaptive = new AdaptiveLoop(adaptiveSettingsMap, adaptiveStatsMap, tokenModel);
-        this.latencyRing = LatencyRing.openPinned(pinDir);
-        this.routingDecisions = new RoutingDecisionsMap(routingDecisionsMap, routingDecisions6Map, verdictSlots, verdictSlots6);
-        this.verdicts = new KernelVerdicts(verdictSlots, verdictSlots6, routingDecisions);
-        this.thresholds = ScoreThresholdsMap.map(scoreThresholdsMap);
-        this.tierCounters = new TierCountersMap(tierCountersMap);
-        this.tenantPolicy = new TenantPolicyMap(tenantPolicyMap);
+        this.maps = new PinnedMaps(pinDir);
     }
 
     /**
@@ -292,16 +248,16 @@ public final class KernelDataPath implements AutoCloseable {
                 object.close();
                 throw e;
             }
-            if (path.thresholds.isUnset()) {
-                path.thresholds.write(scoring.thresholds());
+            if (path.maps.thresholds.isUnset()) {
+                path.maps.thresholds.write(scoring.thresholds());
                 path.thresholdsFromConfig = true;
             }
             path.installChain(path.programs);
             // Like the thresholds: a pinned gain (calibrated by an earlier run) is kept.
-            path.tokenModel.initialise();
+            path.maps.tokenModel.initialise();
             // A pinned loop keeps its settings (and its timer: arming swaps in this load's callback).
-            path.adaptive.initialise(AdaptiveSettings.DEFAULT.withCeiling(scoring.thresholds().nanoMax()));
-            path.adaptive.arm(object.program(ADAPT_ARM_PROGRAM));
+            path.maps.adaptive.initialise(AdaptiveSettings.DEFAULT.withCeiling(scoring.thresholds().nanoMax()));
+            path.maps.adaptive.arm(object.program(ADAPT_ARM_PROGRAM));
             return path;
         } catch (RuntimeException e) {
             if (path != null) {
@@ -320,12 +276,12 @@ public final class KernelDataPath implements AutoCloseable {
 
     /** Verdicts by 4-tuple (IPv4 or IPv6): the mmap'ed slot, else the LRU fallback map. */
     public KernelVerdicts verdicts() {
-        return verdicts;
+        return maps.verdicts;
     }
 
     /** The verdict store (slots and LRU fallback) with diagnostics (head counts, snapshot) beyond {@link VerdictSource}. */
     public RoutingDecisionsMap routingDecisions() {
-        return routingDecisions;
+        return maps.routingDecisions;
     }
 
     /**
@@ -337,20 +293,20 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     public ThresholdStore thresholds() {
-        return thresholds;
+        return maps.thresholds;
     }
 
     /** The tenant-limit maps XDP counts in (nexus_limits.bpf.h). */
     public TenantLimitMaps tenantLimits() {
-        return tenantLimits;
+        return maps.tenantLimits;
     }
 
     public TenantPolicyMap tenantPolicy() {
-        return tenantPolicy;
+        return maps.tenantPolicy;
     }
 
     public TierCountersMap tierCounters() {
-        return tierCounters;
+        return maps.tierCounters;
     }
 
     public Path pinDir() {
@@ -359,12 +315,12 @@ public final class KernelDataPath implements AutoCloseable {
 
     /** The kernel's latency feedback loop: settings, status, (re-)arming. */
     public AdaptiveLoop adaptive() {
-        return adaptive;
+        return maps.adaptive;
     }
 
     /** The producer side of latency_ringbuf: the data plane's per-request latency samples. */
     public LatencyRing latencyRing() {
-        return latencyRing;
+        return maps.latencyRing;
     }
 
     /** Starts a consumer of recalibration_events (one per process); close it before this. */
@@ -384,7 +340,7 @@ public final class KernelDataPath implements AutoCloseable {
      * calibration stage): the Java scorer's {@link io.nexuscore.classify.TokenGain}, a plain load per read.
      */
     public PinnedTokenModel tokenModel() {
-        return tokenModel;
+        return maps.tokenModel;
     }
 
     /** The loaded programs (XDP first, then the TC chain in order). */
@@ -444,7 +400,7 @@ public final class KernelDataPath implements AutoCloseable {
                 old.tcClassify().id(), fresh.tcClassify().id());
         try {
             // The one timer takes the new program's callback; the old program goes with its last reference.
-            adaptive.arm(next.program(ADAPT_ARM_PROGRAM));
+            maps.adaptive.arm(next.program(ADAPT_ARM_PROGRAM));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "reload: the adaptive loop keeps the previous program's callback ("
                     + e.getMessage() + ")");
@@ -493,17 +449,9 @@ public final class KernelDataPath implements AutoCloseable {
         if (fwmarkAccept != null) {
             run(failures, fwmarkAccept::release);
         }
-        run(failures, latencyRing::close);
-        run(failures, verdictSlots::close);
-        run(failures, thresholds::close);
-        run(failures, tokenModel::close);
-        run(failures, verdictSlots6::close);
-        run(failures, tenantLimits::close);
+        maps.close(failures);
         run(failures, object::close);
-        for (BpfMap map : List.of(routingDecisionsMap, routingDecisions6Map, verdictSlotsMap, verdictSlots6Map, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap,
-                tokenModelMap, adaptiveSettingsMap, adaptiveStatsMap, tenantLimitsMap, tenantWindowsMap)) {
-            run(failures, map::close);
-        }
+        maps.closeMaps(failures);
         if (!failures.isEmpty()) {
             RuntimeException first = failures.get(0);
             failures.stream().skip(1).filter(f -> f != first).forEach(first::addSuppressed);
@@ -572,8 +520,8 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     private void installChain(Programs p) {
-        tcChainMap.update(slot(TC_SLOT_POLICY), slot(p.tcPolicy().fd()), BpfMap.BPF_ANY);
-        tcChainMap.update(slot(TC_SLOT_MARK), slot(p.tcMark().fd()), BpfMap.BPF_ANY);
+        maps.tcChainMap.update(slot(TC_SLOT_POLICY), slot(p.tcPolicy().fd()), BpfMap.BPF_ANY);
+        maps.tcChainMap.update(slot(TC_SLOT_MARK), slot(p.tcMark().fd()), BpfMap.BPF_ANY);
     }
 
     private static byte[] slot(int value) {
@@ -652,7 +600,7 @@ public final class KernelDataPath implements AutoCloseable {
         }
     }
 
-    private static void run(List<RuntimeException> failures, Runnable step) {
+    static void run(List<RuntimeException> failures, Runnable step) {
         try {
             step.run();
         } catch (RuntimeException e) {
