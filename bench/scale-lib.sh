@@ -28,13 +28,15 @@ scale_lo_lock() {
   fi
 }
 
-# scale_upstream_tiers UPSTREAM_PORT INSTANCES: the "tiers" section with nano, small and large all
-# forwarding to 127.0.0.1:UPSTREAM_PORT, INSTANCES connections each, a 60 s whole-request timeout.
+# scale_upstream_tiers PORT[,PORT...] INSTANCES: the "tiers" section with nano, small and large all
+# forwarding to the upstreams on 127.0.0.1:PORT..., INSTANCES connections each per endpoint (shared
+# out between the event loops), a 60 s whole-request timeout.
 scale_upstream_tiers() {
-  local t out=""
+  local t out="" urls="" port
+  for port in ${1//,/ }; do urls+="${urls:+, }\"http://127.0.0.1:$port/v1\""; done
   for t in nano small large; do
     out+="${out:+, }\"$t\": {\"model\": \"nexus-$t\", \"instances\": $2, \"queueCapacity\": 4096,
-      \"upstream\": {\"baseUrl\": \"http://127.0.0.1:$1/v1\", \"model\": \"bare\", \"timeoutMs\": 60000}}"
+      \"upstream\": {\"baseUrls\": [$urls], \"model\": \"bare\", \"timeoutMs\": 60000}}"
   done
   echo "\"tiers\": { $out }"
 }
@@ -71,4 +73,13 @@ scale_rss_kb() {
 # scale_load_line: "load average A B C" now (the machine is shared: every figure says how busy it was).
 scale_load_line() {
   echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# scale_router_warnings: how many warning and error lines the router logged, and the first distinct
+# ones (a refused stream or a dropped connection says why there).
+scale_router_warnings() {
+  local log="$tmp/router.log" n
+  n=$(grep -cE 'WARN|WARNING|ERROR|SEVERE' "$log" || true)
+  echo "# router log: $n warning/error lines"
+  grep -E 'WARN|WARNING|ERROR|SEVERE' -A1 "$log" | sed 's/^[0-9TZ:.-]* //' | sort | uniq -c | sort -rn | head -5 | sed 's/^/#   /' || true
 }
