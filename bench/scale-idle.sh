@@ -79,4 +79,5 @@ wrk -t1 -c64 -d"${warm}s" -s "$tmp/post.lua" "http://127.0.0.1:$router_port/v1/c
 java -Xss256k -cp "$cp" io.nexuscore.bench.IdleConnectionsBench --port "$router_port" --pid "$router_pid" \
   --connections "$connections" --probe-seconds "$probe_seconds" --nmt "$([ "${NMT:-0}" = 1 ] && echo true || echo false)" \
   --histogram "$([ "${HISTOGRAM:-1}" = 1 ] && echo true || echo false)"
+scale_router_warnings
 echo "# $(date -u +%FT%TZ), $(scale_load_line) at the end"
