@@ -51,7 +51,7 @@ for dev in $NX_INTERFACES; do
   for id in $(nx_attached_progs "$dev" tc "$NX_TC_PROGRAM"); do
     nx_prog_uses_map "$id" "$our_map_id" || continue
     kind="$(bpftool -j net show dev "$dev" | jq -r --argjson i "$id" '.[0].tc[] | select(.id == $i) | .kind')"
-    # The router attaches at handle 0x4e58 ("NX"), priority 1 (io.nexuscore.bpf.TcAttachment): delete
+    # The router attaches at handle 0x4e58 ("NX"), priority 1 (io.nexuscore.kernel.InterfaceLink): delete
     # that one filter, never every filter at priority 1 (another tool's may share it).
     tc filter del dev "$dev" "${kind#clsact/}" pref 1 handle 0x4e58 bpf
     echo "cleanup: detached leftover TC program $id ($kind) from $dev"
@@ -59,7 +59,7 @@ for dev in $NX_INTERFACES; do
   done
 done
 # A router that died attached left its reference on net.ipv4.tcp_fwmark_accept in its pin directory
-# (io.nexuscore.bpf.SharedSysctl: a directory sysctl_..._was_<value>); the last reference restores.
+# (io.nexuscore.kernel.SharedSysctl: a directory sysctl_..._was_<value>); the last reference restores.
 for marker in "$NX_PIN_DIR"/sysctl_net_ipv4_tcp_fwmark_accept_was_*; do
   [ -d "$marker" ] || continue
   rmdir "$marker"

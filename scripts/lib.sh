@@ -8,7 +8,7 @@ source "$NX_ROOT/scripts/build-lib.sh"
 NX_RUN_DIR="${NEXUSCORE_RUN_DIR:-$NX_ROOT/run}"
 NX_PID_FILE="$NX_RUN_DIR/router.pid"
 NX_LOG_FILE="$NX_RUN_DIR/router.log"
-# Map names the router pins (io.nexuscore.bpf.KernelDataPath.PINNED_MAPS); verify.sh checks each.
+# Map names the router pins (io.nexuscore.kernel.KernelDataPath.PINNED_MAPS); verify.sh checks each.
 NX_PINNED_MAPS=(routing_decisions routing_decisions6 verdict_slots verdict_slots6 score_thresholds tier_counters tenant_policy tc_chain
                 token_model latency_ringbuf recalibration_events calibration_events adaptive_settings adaptive_stats
                 adaptive_timer)

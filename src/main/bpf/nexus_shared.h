@@ -2,7 +2,7 @@
 /*
  * The single source of truth for every value that crosses the kernel/user boundary.
  *
- * Java mirrors live in io.nexuscore.bpf.SharedStructs (flow_key ... load_settings, and the adaptive
+ * Java mirrors live in io.nexuscore.kernel.maps.SharedStructs (flow_key ... load_settings, and the adaptive
  * loop's latency_event, adaptive_settings, recalibration_event, adaptive_stats); BtfLayoutTest compares them with the BTF of the
  * compiled object, so a change here that is not made there fails the build.
  *
@@ -42,7 +42,7 @@
  *                NEXUS_MARK_KIND_REQUEST (a segment carrying request bytes: the tier of the
  *                connection's latest verdict, as XDP stored it, raised to the tenant floor)
  *   bits  7..0   tier + 1 (1 nano, 2 small, 3 large), so a tier never encodes as 0
- * Java: io.nexuscore.bpf.SocketMarks.
+ * Java: io.nexuscore.kernel.maps.SocketMarks.
  */
 #define NEXUS_MARK_MAGIC 0x4e580000u
 #define NEXUS_MARK_MAGIC_MASK 0xffff0000u
@@ -105,7 +105,7 @@ _Static_assert(sizeof(struct routing_decision) == 8, "routing_decision is 8 byte
 
 /*
  * The verdict store. Verdict slots (BPF_F_MMAPABLE arrays, read by the data plane through mmap
- * with plain loads, io.nexuscore.bpf.VerdictSlots) are the primary store; routing_decisions /
+ * with plain loads, io.nexuscore.kernel.maps.VerdictSlots) are the primary store; routing_decisions /
  * routing_decisions6 (LRU hashes by 4-tuple) are a small fallback for connections that do not hold
  * their slot. Slot index = slot_hash(key) & (slots - 1), where slot_hash folds the key's 32-bit
  * words as loaded on a little-endian CPU (flow_key: src_ip, dst_ip, src_port | dst_port << 16;
@@ -297,7 +297,7 @@ _Static_assert(sizeof(struct token_model) == 8, "token_model is 8 bytes");
 
 /*
  * latency_ringbuf sample (BPF_MAP_TYPE_USER_RINGBUF, user -> kernel): one per completed request,
- * written by io.nexuscore.adapt.LatencyRing. Host byte order.
+ * written by io.nexuscore.kernel.maps.LatencyRing. Host byte order.
  */
 struct latency_event {
 	__u64 timestamp_ns; /* CLOCK_MONOTONIC when the request completed */

@@ -4,16 +4,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.nexuscore.adapt.AdaptiveReporting;
-import io.nexuscore.adapt.LatencyRecorder;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelDataPathControl;
-import io.nexuscore.bpf.ReloadObjects;
-import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.LiveThresholds;
-import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Scorer;
-import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.EmbeddingsConfig;
@@ -21,16 +13,12 @@ import io.nexuscore.config.UpstreamConfig;
 import io.nexuscore.dataplane.ApiTargets;
 import io.nexuscore.tiers.upstream.EmbeddingsUpstream;
 import io.vertx.core.json.JsonObject;
-import io.nexuscore.classify.TokenGain;
-import io.nexuscore.classify.VerdictSource;
-import io.nexuscore.config.ConfigException;
-import io.nexuscore.config.KernelConfig;
 import io.nexuscore.config.RouterConfig;
 import io.nexuscore.config.TierConfig;
-import io.nexuscore.control.ControlPorts;
 import io.nexuscore.control.ControlVerticle;
 import io.nexuscore.control.TierStateView;
 import io.nexuscore.dataplane.AcceptorVerticle;
+import io.nexuscore.dataplane.DataPlaneDependencies;
 import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
 import io.nexuscore.dataplane.TierResolver;
@@ -40,19 +28,11 @@ import io.nexuscore.fleet.DeferredFleetStatus;
 import io.nexuscore.fleet.Fleet;
 import io.nexuscore.fleet.FleetKeys;
 import io.nexuscore.fleet.FleetService;
-import io.nexuscore.fleet.FleetStatus;
 import io.nexuscore.fleet.RouterLocalPolicy;
 import io.nexuscore.http.IoTransport;
 import io.nexuscore.metrics.CoarseWallClock;
-import io.nexuscore.metrics.ProductionMetrics;
 import io.nexuscore.telemetry.RequestTracing;
 import io.nexuscore.telemetry.SpanExporters;
-import io.nexuscore.tenants.InMemoryPrefixFloors;
-import io.nexuscore.tenants.KernelPrefixFloors;
-import io.nexuscore.tenants.PinnedTenantFloors;
-import io.nexuscore.tenants.PrefixTenantPolicies;
-import io.nexuscore.tenants.TenantFloors;
-import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierPoolState;
 import io.nexuscore.tiers.TierPools;
@@ -65,13 +45,11 @@ import io.vertx.core.VertxOptions;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.transport.Transport;
 import java.lang.System.Logger.Level;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -79,42 +57,11 @@ import java.util.function.Supplier;
 /**
  * One running router: Vert.x, the metrics registry, the data path (kernel or user space), the tier
  * backends, the data-plane acceptors and the control plane. {@link #close()} releases all of it.
- *
+ * What differs between kernel and user-space mode is decided once, in {@link ModeWiring#start}.
  */
 public final class RouterRuntime implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(RouterRuntime.class.getName());
-
-    /**
-     * What differs between kernel and user-space mode, built once at start.
-     *
-     * @param control   what the control plane serves (thresholds, tenants, adaptive loop, programs)
-     * @param verdicts  per-request kernel verdicts (NONE in user space)
-     * @param floors    tenant floors by client address, per request (user space: memory; kernel: the pinned map)
-     * @param reads     what reading verdicts and thresholds costs (a syscall in kernel mode)
-     * @param latency   where completed-request latencies go (the kernel feedback loop)
-     * @param tokenGain the token estimate's gain: the pinned token_model the kernel's calibration stage
-     *                  refits; user space has no calibration, the built-in ratio ({@link TokenGain#UNIT})
-     * @param resources what to release on close (detach programs, close maps)
-     */
-    public record ModeWiring(ControlPorts control, VerdictSource verdicts, TenantFloors floors, ReadCost reads,
-                             LatencyRecorder latency, TokenGain tokenGain, AutoCloseable resources) {
-
-        /** "kernel" or "user", for logs and /healthz. */
-        public String mode() {
-            return control.dataPath().mode();
-        }
-
-        /** The same wiring, its control plane showing the fleet. */
-        public ModeWiring withFleet(FleetStatus fleet) {
-            return new ModeWiring(control.withFleet(fleet), verdicts, floors, reads, latency, tokenGain, resources);
-        }
-
-        /** The live thresholds, shared by the data plane and the control plane. */
-        public ThresholdStore thresholds() {
-            return control.thresholds();
-        }
-    }
 
     private final Vertx vertx;
     private final PrometheusMeterRegistry registry;
@@ -185,7 +132,7 @@ public final class RouterRuntime implements AutoCloseable {
                     .register(registry);
             EventHub hub = EventHub.from(config.control(), registry);
             EventSink sink = events != null ? events : hub;
-            ModeWiring local = wiring(config, sink, registry, vertx);
+            ModeWiring local = ModeWiring.start(config, sink, registry, vertx);
             started.add(local.resources());
             DeferredFleetStatus fleetView = new DeferredFleetStatus(config.cluster().node(), config.cluster().name());
             ModeWiring wiring = config.cluster().enabled() ? local.withFleet(fleetView) : local;
@@ -222,9 +169,13 @@ public final class RouterRuntime implements AutoCloseable {
             config.tiers().forEach((tier, tierConfig) -> tierConfig.fallback().ifPresent(f -> fallbacks.put(tier, f)));
             RequestTracing tracing = RequestTracing.start(config.telemetry(), spanExporters);
             started.add(tracing);
-            DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                    sink, wiring.latency(), resolverPool, wiring.floors(), fallbacks, wiring.control().keys(), tracing,
-                    apiTargets(config, vertx, registry, started));
+            DataPlaneHandler handler = new DataPlaneHandler(DataPlaneDependencies.of(config.dataPlane(), resolver,
+                            backends, models, metrics, sink, wiring.latency(), resolverPool)
+                    .withFloors(wiring.floors())
+                    .withFallbacks(fallbacks)
+                    .withKeys(wiring.control().keys())
+                    .withTracing(tracing)
+                    .withTargets(apiTargets(config, vertx, registry, started)));
 
             List<AcceptorVerticle> acceptors = new CopyOnWriteArrayList<>();
             Optional<FleetService> joined = Optional.empty();
@@ -262,67 +213,6 @@ public final class RouterRuntime implements AutoCloseable {
             vertx.close().await();
             registry.close();
             throw e;
-        }
-    }
-
-    /**
-     * The kernel data path when the kernel can run it (see {@link KernelDataPath#open}: AUTO falls
-     * back to user space with one log line saying why, KERNEL fails), else the Java scorer alone.
-     * In kernel mode bpf_stats are switched on for the program run-time metrics and restored on close.
-     */
-    static ModeWiring wiring(RouterConfig config, EventSink events, MeterRegistry registry, Vertx vertx) {
-        TenantKeys keys = tenantKeys(config); // first: a bad file fails the start before anything is attached
-        Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
-                Set.of(config.dataPlane().port()), config.metrics().kernelTiming());
-        ProductionMetrics metrics = ProductionMetrics.start(config.metrics(), registry, kernel);
-        metrics.knownTenants(keys::has); // a key-proven tenant's series cannot be crowded out by header names
-        if (kernel.isEmpty()) {
-            String reason = config.kernel().mode() == KernelConfig.Mode.USER
-                    ? "kernel.mode is user" : "the eBPF data path could not load (see the log)";
-            InMemoryPrefixFloors prefixFloors = new InMemoryPrefixFloors();
-            ControlPorts control = ControlPorts.userSpace(new InMemoryThresholdStore(config.scoring().thresholds()),
-                    prefixFloors, keys, reason);
-            TenantFloors floors = client -> prefixFloors.floorFor(ByteBuffer.wrap(client.getAddress()).getInt());
-            return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, metrics.tenantSeries(),
-                    TokenGain.UNIT, metrics);
-        }
-        KernelDataPath path = kernel.get();
-        Optional<AutoCloseable> stats = enableBpfStats();
-        AutoCloseable reporting = AdaptiveReporting.start(path, events, registry);
-        // Every connection's floor comes from the pinned map (a copy in memory), not only the SYN mark.
-        PinnedTenantFloors floors = new PinnedTenantFloors(vertx, new KernelPrefixFloors(path.tenantPolicy()));
-        AutoCloseable release = () -> {
-            closeQuietly(floors);
-            closeQuietly(metrics);
-            closeQuietly(reporting);
-            path.close();
-            stats.ifPresent(RouterRuntime::closeQuietly);
-        };
-        ControlPorts control = new ControlPorts(path.thresholds(), path.thresholdsFromConfig(),
-                new PrefixTenantPolicies(floors), path.adaptive(),
-                new KernelDataPathControl(path, new ReloadObjects(config.kernel().reloadDir())), keys);
-        return new ModeWiring(control, metrics.timed(path.verdicts()), floors, ReadCost.SYSCALL,
-                path.latencyRing().recorder().andThen(metrics.tenantSeries()), path.tokenModel(), release);
-    }
-
-    /** The data plane's API keys, saved beside the control plane's state file. */
-    private static TenantKeys tenantKeys(RouterConfig config) {
-        return TenantKeys.load(TenantKeys.besideStateFile(config.control().stateFile()));
-    }
-
-    /**
-     * Program run-time metrics need BPF run-time stats, on while the returned fd is open (the kernel
-     * turns them off when the process ends, crash included); without them the router still runs,
-     * only the eBPF run-time metrics stay at zero.
-     *
-     * @return the handle to close at shutdown; empty when stats could not be enabled
-     */
-    private static Optional<AutoCloseable> enableBpfStats() {
-        try {
-            return Optional.of(KernelDataPath.enableStats());
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "eBPF run-time metrics are off: BPF_ENABLE_STATS failed ({0})", e.getMessage());
-            return Optional.empty();
         }
     }
 
@@ -393,13 +283,14 @@ public final class RouterRuntime implements AutoCloseable {
         registry.close();
     }
 
-    private static void closeQuietly(AutoCloseable resource) {
+    static void closeQuietly(AutoCloseable resource) {
         try {
             resource.close();
         } catch (Exception e) {
             LOG.log(Level.WARNING, "close failed: " + e, e);
         }
     }
+
     /**
      * The models a client may name beyond the tiers' (each upstream tier's upstream model, the
      * embeddings model) and the embeddings target, when one is configured.

@@ -9,9 +9,10 @@ import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.config.RouterConfig;
 import io.nexuscore.dataplane.AcceptorVerticle;
+import io.nexuscore.dataplane.DataPlaneDependencies;
 import io.nexuscore.dataplane.DataPlaneHandler;
 import io.nexuscore.dataplane.DataPlaneMetrics;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 import io.nexuscore.dataplane.TierResolver;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.tiers.TierBackend;
@@ -66,8 +67,8 @@ public final class InlineRouter {
         }
         TierResolver resolver = new TierResolver(new Scorer(config.scoring().weights()),
                 new InMemoryThresholdStore(config.scoring().thresholds()), VerdictSource.NONE, ReadCost.MEMORY, metrics);
-        DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                EventSink.DISCARD, LatencyRecorder.NONE, null);
+        DataPlaneHandler handler = new DataPlaneHandler(DataPlaneDependencies.of(config.dataPlane(), resolver, backends,
+                models, metrics, EventSink.DISCARD, LatencyRecorder.NONE, null));
         vertx.deployVerticle(() -> new AcceptorVerticle(config.dataPlane(), handler),
                 new DeploymentOptions().setInstances(instances)).await();
         System.out.println("inline router on 127.0.0.1:" + port + " (" + instances + " instances, transport "

@@ -17,6 +17,8 @@ import java.util.TreeMap;
  * cl100k_base count (the truth), the shipped estimate, the ASCII features the scan counts
  * (PromptEstimate.Features over the prompt written as a JSON string) and how many characters fall
  * in each block of 64 code points (TokenBlocks' index), which is what the block weights are fitted to.
+ * Lives in the classify package to reach the package-private PromptEstimate.Features, whose
+ * per-feature counts nothing but this fit needs.
  *
  * <pre>java -cp ... io.nexuscore.classify.EstimatorFeatures KIND=FILE... &gt; features.csv</pre>
  */

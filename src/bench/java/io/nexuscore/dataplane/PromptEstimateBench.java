@@ -8,7 +8,7 @@ import io.vertx.core.http.HttpMethod;
 /**
  * CPU per call of the data plane's per-request body work on a chat request, in process: the parse
  * ({@link InferenceRequest#parse}), the Java twin's estimate over the body bytes the kernel sees
- * ("head scan", what {@link DataPlaneHandler#promptEstimate} scans) and the estimate of the parsed
+ * ("head scan", what {@link TierDispatch#promptEstimate} scans) and the estimate of the parsed
  * prompt alone ({@link PromptEstimate#ofPrompt}, which the resolver runs when the body holds more
  * than its prompt: tools, schemas), and for reference the scan of a body that is the prompt alone
  * ("prompt scan", what ofPrompt scans after writing the prompt as a JSON string).

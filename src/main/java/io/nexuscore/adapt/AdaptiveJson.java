@@ -1,5 +1,9 @@
 package io.nexuscore.adapt;
 
+import io.nexuscore.kernel.maps.AdaptiveSettings;
+import io.nexuscore.kernel.maps.AdaptiveStatus;
+import io.nexuscore.kernel.maps.Calibration;
+import io.nexuscore.kernel.maps.Recalibration;
 import io.nexuscore.http.JsonBodies;
 
 import io.nexuscore.classify.Tier;

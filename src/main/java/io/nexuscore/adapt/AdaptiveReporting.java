@@ -1,10 +1,14 @@
 package io.nexuscore.adapt;
 
+import io.nexuscore.kernel.maps.Calibration;
+import io.nexuscore.kernel.maps.LatencyRing;
+import io.nexuscore.kernel.maps.Recalibration;
+import io.nexuscore.kernel.maps.RingConsumer;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.kernel.KernelDataPath;
 import io.nexuscore.events.EventSink;
 
 /** How the kernel loop shows up in the router: recalibration and calibration events, their metrics, latency-ring counters. */

@@ -1,7 +1,5 @@
 package io.nexuscore.classify;
 
-import io.nexuscore.classify.ThresholdStore;
-import io.nexuscore.classify.Thresholds;
 import io.vertx.core.Vertx;
 import java.util.function.Supplier;
 

@@ -1,7 +1,7 @@
 package io.nexuscore.control;
 
-import io.nexuscore.adapt.AdaptiveControl;
-import io.nexuscore.bpf.DataPathControl;
+import io.nexuscore.kernel.maps.AdaptiveControl;
+import io.nexuscore.kernel.DataPathControl;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;

@@ -8,8 +8,8 @@
  *   <li>{@link io.nexuscore.classify.ThresholdStore}: the live thresholds;</li>
  *   <li>{@link io.nexuscore.tenants.TenantPolicies}: tenant floors (kernel mode: {@code tenant_policy}
  *       through {@link io.nexuscore.tenants.KernelPrefixFloors});</li>
- *   <li>{@link io.nexuscore.adapt.AdaptiveControl}: the kernel's latency feedback loop;</li>
- *   <li>{@link io.nexuscore.bpf.DataPathControl}: mode, attachment, tier counters, program stats, reload.</li>
+ *   <li>{@link io.nexuscore.kernel.maps.AdaptiveControl}: the kernel's latency feedback loop;</li>
+ *   <li>{@link io.nexuscore.kernel.DataPathControl}: mode, attachment, tier counters, program stats, reload.</li>
  *   <li>{@link io.nexuscore.control.TierStateView}: pool state per tier
  *       ({@link io.nexuscore.control.TierStateView#ofRecords} renders snapshot records).</li>
  *   <li>{@link io.nexuscore.events.EventHub}: the {@link io.nexuscore.events.EventSink} every feature

@@ -2,7 +2,7 @@ package io.nexuscore.dataplane;
 
 import io.nexuscore.tenants.TenantFloors;
 
-import io.nexuscore.bpf.SocketMarks;
+import io.nexuscore.kernel.maps.SocketMarks;
 import io.nexuscore.classify.FourTuple;
 import io.nexuscore.classify.Tier;
 import io.netty.channel.Channel;

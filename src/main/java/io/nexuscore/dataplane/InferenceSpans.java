@@ -35,7 +35,7 @@ final class InferenceSpans {
      * @param reply    the tier's answer, null when none came (failure, or a stream passed through)
      * @param misroute null exactly when {@code reply} is
      */
-    void completed(DataPlaneHandler.Served served, Resolution resolution, TierReply reply, Misroute misroute,
+    void completed(Served served, Resolution resolution, TierReply reply, Misroute misroute,
                    int status) {
         if (!tracing.enabled()) {
             return;
@@ -70,7 +70,7 @@ final class InferenceSpans {
         return reply.answer().finishReason() == null ? null : List.of(reply.answer().finishReason());
     }
 
-    private static String errorType(DataPlaneHandler.Served served, TierReply reply, int status) {
+    private static String errorType(Served served, TierReply reply, int status) {
         if (status == DataPlaneHandler.CLIENT_CLOSED) {
             return CLIENT_CLOSED;
         }

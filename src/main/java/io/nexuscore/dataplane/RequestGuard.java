@@ -30,7 +30,7 @@ import java.util.Set;
  *
  * <p>{@link #inspect} reads the top level once per request (nested values are skipped, not built);
  * {@link #admit} applies the tier's caps, also for a fallback tier. Called from one place,
- * {@code DataPlaneHandler.serveBy}.
+ * {@code TierDispatch.serveBy}.
  */
 final class RequestGuard {
 

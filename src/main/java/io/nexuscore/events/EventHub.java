@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.config.ControlConfig;
-import io.nexuscore.events.EventSink;
 import io.vertx.core.json.JsonObject;
 import java.lang.System.Logger.Level;
 import java.util.ArrayDeque;

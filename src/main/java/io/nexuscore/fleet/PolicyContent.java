@@ -1,6 +1,6 @@
 package io.nexuscore.fleet;
 
-import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.kernel.maps.AdaptiveSettings;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import java.util.List;

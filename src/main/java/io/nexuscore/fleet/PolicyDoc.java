@@ -1,9 +1,9 @@
 package io.nexuscore.fleet;
 
-import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.kernel.maps.AdaptiveSettings;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
-import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.net.Ipv4Prefix;
 import io.nexuscore.tenants.TenantId;
 import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;

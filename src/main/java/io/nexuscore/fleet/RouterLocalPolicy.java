@@ -1,8 +1,8 @@
 package io.nexuscore.fleet;
 
-import io.nexuscore.adapt.AdaptiveControl;
-import io.nexuscore.adapt.AdaptiveSettings;
-import io.nexuscore.bpf.NotInKernelMode;
+import io.nexuscore.kernel.maps.AdaptiveControl;
+import io.nexuscore.kernel.maps.AdaptiveSettings;
+import io.nexuscore.kernel.maps.NotInKernelMode;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;

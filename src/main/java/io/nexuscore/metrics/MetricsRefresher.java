@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * Takes a reading of every {@link KernelReading} every period on its own daemon thread, so that a
@@ -14,7 +14,7 @@ import java.util.logging.Logger;
  */
 final class MetricsRefresher implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(MetricsRefresher.class.getName());
+    private static final Logger LOG = System.getLogger(MetricsRefresher.class.getName());
 
     private final List<KernelReading> readings;
     private final ScheduledExecutorService timer;

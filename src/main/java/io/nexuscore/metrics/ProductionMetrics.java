@@ -2,15 +2,15 @@ package io.nexuscore.metrics;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.nexuscore.adapt.LatencyRecorder;
-import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.kernel.maps.LatencyRecorder;
+import io.nexuscore.kernel.KernelDataPath;
 import io.nexuscore.classify.VerdictSource;
 import io.nexuscore.config.MetricsConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.logging.Level;
-import java.util.logging.Logger;
+import java.lang.System.Logger.Level;
+import java.lang.System.Logger;
 
 /**
  * The metrics of this package for one running router: page faults per tier pool and per-tenant
@@ -20,7 +20,7 @@ import java.util.logging.Logger;
  */
 public final class ProductionMetrics implements AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(ProductionMetrics.class.getName());
+    private static final Logger LOG = System.getLogger(ProductionMetrics.class.getName());
 
     private final MeterRegistry registry;
     private final TenantSeries tenants;

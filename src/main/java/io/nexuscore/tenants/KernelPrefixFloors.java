@@ -1,5 +1,7 @@
 package io.nexuscore.tenants;
 
+import io.nexuscore.net.Ipv4Prefix;
+import io.nexuscore.kernel.maps.TenantPolicyMap;
 import io.nexuscore.classify.Tier;
 import java.util.Map;
 

@@ -1,5 +1,6 @@
 package io.nexuscore.tenants;
 
+import io.nexuscore.net.Ipv4Prefix;
 import io.nexuscore.classify.Tier;
 import io.vertx.core.Vertx;
 import java.lang.System.Logger.Level;

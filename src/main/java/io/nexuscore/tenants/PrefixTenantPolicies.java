@@ -1,5 +1,6 @@
 package io.nexuscore.tenants;
 
+import io.nexuscore.net.Ipv4Prefix;
 import io.nexuscore.classify.Tier;
 import java.util.HashMap;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.nexuscore.tiers;
 
-import io.nexuscore.bpf.LibC;
-import io.nexuscore.bpf.Native;
+import io.nexuscore.kernel.libbpf.LibC;
+import io.nexuscore.kernel.libbpf.Native;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,7 +61,7 @@ final class CpuAffinity {
      * Pins the current thread to {@code cpus} (check {@link #usable} first).
      *
      * @param who names the thread in messages, e.g. "tier nano worker 3"
-     * @throws io.nexuscore.bpf.BpfException when the kernel refuses, naming the call, the threads and the errno
+     * @throws io.nexuscore.kernel.libbpf.BpfException when the kernel refuses, naming the call, the threads and the errno
      */
     static void pinCurrentThread(List<Integer> cpus, String who) {
         int maxCpu = cpus.stream().mapToInt(Integer::intValue).max().orElseThrow();

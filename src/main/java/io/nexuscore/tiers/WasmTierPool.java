@@ -9,7 +9,6 @@ import io.nexuscore.classify.Tier;
 import io.nexuscore.config.ConfigException;
 import io.nexuscore.config.TierConfig;
 import io.nexuscore.tiers.wasm.ChicoryEngine;
-import io.nexuscore.tiers.wasm.CoreInstance;
 import io.nexuscore.tiers.wasm.GuestTrap;
 import io.nexuscore.tiers.wasm.WasmEngine;
 import io.nexuscore.tiers.wasm.WasmtimeEngine;
@@ -49,11 +48,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>With {@code eventLoopBudgetMs} above 0, a request submitted on an event loop is answered there by
  * that loop's own instance when it can be (see {@link EventLoopGuests}); the workers take the rest.
+ *
+ * <p>This class is the pool: its queue, admission, queue-wait expiry, state, meters and shutdown;
+ * each worker thread with its instance is a {@link TierWorker}.
  */
 public final class WasmTierPool implements TierBackend {
 
     private static final System.Logger LOG = System.getLogger(WasmTierPool.class.getName());
-    private static final long IDLE_POLL_MS = 100;
     /**
      * nexus_tier_call_seconds is a histogram with these buckets (histogram_quantile across instances),
      * not client-side percentiles: those record every call into three HdrHistogram recorders whose
@@ -86,18 +87,14 @@ public final class WasmTierPool implements TierBackend {
     private final EventLoopGuests onEventLoops;
     private final int maxPages;
     private final SpinThenParkQueue<Job> queue;
-    private final List<Worker> workers = new ArrayList<>();
+    private final List<TierWorker> workers = new ArrayList<>();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicLong completed = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
-    private final AtomicLong sharedUse = new AtomicLong();
     /** Whether workers pin themselves: the tier has a CPU set and this machine has all of it. */
     private final boolean pinWorkers;
-    private final AtomicInteger pinnedWorkers = new AtomicInteger();
+    private final TierWorker.Counts counts;
 
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
-    private final Timer queueWait;
     private final Counter rejected;
     private final Counter expired;
     private final Counter skipped;
@@ -105,7 +102,7 @@ public final class WasmTierPool implements TierBackend {
     private ScheduledFuture<?> sweep;
 
     /** A queued request; the pool's sweep fails it when it waits too long (see {@link #expireOverdue}). */
-    private static final class Job {
+    static final class Job {
         final TierRequest request;
         final CompletableFuture<TierReply> reply;
         final long enqueuedNanos;
@@ -171,7 +168,7 @@ public final class WasmTierPool implements TierBackend {
         this.pinWorkers = CpuAffinity.usable(config.cpus(), "tier " + config.tier().label());
 
         String tier = config.tier().label();
-        queueWait = register(Timer.builder("nexus.tier.queue.wait")
+        Timer queueWait = register(Timer.builder("nexus.tier.queue.wait")
                 .description("Time a request waits for a free worker (the pool semaphore wait)")
                 .tag("tier", tier).publishPercentiles(0.5, 0.99).register(registry));
         Timer instantiateTime = register(Timer.builder("nexus.tier.instantiate")
@@ -189,6 +186,8 @@ public final class WasmTierPool implements TierBackend {
         skipped = register(Counter.builder("nexus.tier.cancelled")
                 .description("Queued requests dropped because their client went away before a worker took them")
                 .tag("tier", tier).register(registry));
+        counts = new TierWorker.Counts(queueWait, skipped, new AtomicLong(), new AtomicLong(), new AtomicLong(),
+                new AtomicInteger());
         Map<GuestTrap.Kind, Counter> traps = new EnumMap<>(GuestTrap.Kind.class);
         for (GuestTrap.Kind kind : GuestTrap.Kind.values()) {
             traps.put(kind, register(Counter.builder("nexus.tier.traps")
@@ -216,20 +215,19 @@ public final class WasmTierPool implements TierBackend {
         try {
             this.guests = new GuestCalls(config, engine.compile(config.module(), wasm), instantiateTime, callTime, traps);
             for (int i = 0; i < config.instances(); i++) {
-                Worker w = new Worker(i);
-                w.instance = guests.instantiate();
-                w.pages = w.instance.memoryPages();
+                TierWorker w = new TierWorker(i, config, guests, queue, closed, pinWorkers, counts);
+                w.instantiateFirst();
                 workers.add(w);
             }
         } catch (RuntimeException e) {
-            workers.forEach(Worker::discardInstance);
+            workers.forEach(TierWorker::discardInstance);
             meters.forEach(registry::remove);
             throw e;
         }
         onEventLoops = config.eventLoopBudgetMs() > 0
                 ? new EventLoopGuests(guests, tier, config.eventLoopBudgetMs(), loopCalls[0], loopCalls[1], loopCalls[2])
                 : null;
-        workers.forEach(w -> w.thread.start());
+        workers.forEach(TierWorker::start);
         long sweepMs = Math.max(SWEEP_MIN_MS, Math.min(SWEEP_MAX_MS, config.maxQueueWaitMs() / SWEEPS_PER_WAIT));
         sweep = EXPIRY.scheduleWithFixedDelay(this::expireOverdue, sweepMs, sweepMs, TimeUnit.MILLISECONDS);
         LOG.log(System.Logger.Level.INFO, "tier " + tier + ": " + config.instances() + " " + engine.name() + " instances of "
@@ -340,35 +338,35 @@ public final class WasmTierPool implements TierBackend {
 
     public TierPoolState state() {
         int busy = 0;
-        for (Worker w : workers) {
-            busy += w.busy.get() ? 1 : 0;
+        for (TierWorker w : workers) {
+            busy += w.busy() ? 1 : 0;
         }
         return new TierPoolState(tier(), engine.name(), workers.size(), liveInstances(), busy, queue.size(),
-                config.queueCapacity(), memoryPagesInUse(), maxPages, completed.get(), failed.get(),
-                (long) rejected.count(), pinWorkers && pinnedWorkers.get() == workers.size(),
+                config.queueCapacity(), memoryPagesInUse(), maxPages, counts.completed().get(), counts.failed().get(),
+                (long) rejected.count(), pinWorkers && counts.pinned().get() == workers.size(),
                 onEventLoops != null ? onEventLoops.liveInstances() : 0,
                 onEventLoops != null ? onEventLoops.answeredCalls() : 0);
     }
 
     private int liveInstances() {
         int live = 0;
-        for (Worker w : workers) {
-            live += w.instance != null ? 1 : 0;
+        for (TierWorker w : workers) {
+            live += w.live() ? 1 : 0;
         }
         return live;
     }
 
     private long memoryPagesInUse() {
         long pages = 0;
-        for (Worker w : workers) {
-            pages += w.instance != null ? w.pages : 0;
+        for (TierWorker w : workers) {
+            pages += w.pages();
         }
         return pages + (onEventLoops != null ? onEventLoops.memoryPages() : 0);
     }
 
     /** Times an instance was found entered by two threads; the design makes this 0 (tests check it). */
     long sharedUseViolations() {
-        return sharedUse.get();
+        return counts.sharedUse().get();
     }
 
     /** Stops the workers (a call in progress is interrupted), fails queued requests with CLOSED. */
@@ -384,11 +382,11 @@ public final class WasmTierPool implements TierBackend {
         if (onEventLoops != null) {
             onEventLoops.close();
         }
-        workers.forEach(w -> w.thread.interrupt());
+        workers.forEach(TierWorker::interrupt);
         engine.interruptAll();
-        for (Worker w : workers) {
+        for (TierWorker w : workers) {
             try {
-                w.thread.join(CLOSE_WAIT_MS);
+                w.join(CLOSE_WAIT_MS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
@@ -396,7 +394,7 @@ public final class WasmTierPool implements TierBackend {
         }
         failQueued();
         meters.forEach(registry::remove);
-        boolean stuck = workers.stream().anyMatch(w -> w.thread.isAlive());
+        boolean stuck = workers.stream().anyMatch(TierWorker::isAlive);
         if (stuck || onEventLoops != null && onEventLoops.calling()) {
             LOG.log(System.Logger.Level.WARNING, "tier " + tier().label() + ": " + (stuck ? "a worker did not stop within "
                     + CLOSE_WAIT_MS + " ms" : "an event loop is inside a guest call") + "; engine left open");
@@ -408,129 +406,6 @@ public final class WasmTierPool implements TierBackend {
     private void failQueued() {
         for (Job job; (job = queue.poll()) != null; ) {
             job.reply.completeExceptionally(new TierFailure(TierFailure.Kind.CLOSED, "tier " + tier().label() + " is shut down"));
-        }
-    }
-
-    /** One worker thread and the one instance only it calls. */
-    private final class Worker implements Runnable {
-        private final int index;
-        private final String name;
-        private final Thread thread;
-        private final AtomicBoolean busy = new AtomicBoolean();
-        /** Written only by this worker (and the constructor before start); read by gauges. */
-        private volatile CoreInstance instance;
-        /** The instance's memory size after its last call; gauges read this, never the live store. */
-        private volatile int pages;
-
-        Worker(int index) {
-            this.index = index;
-            this.name = "tier-" + config.tier().label() + "-worker-" + index;
-            this.thread = new Thread(this, name);
-            thread.setDaemon(true);
-        }
-
-        @Override
-        public void run() {
-            pin();
-            try {
-                while (!closed.get()) {
-                    Job job = queue.take(IDLE_POLL_MS, TimeUnit.MILLISECONDS);
-                    Thread.interrupted(); // close() interrupts to end the wait; the loop condition decides
-                    if (job != null) {
-                        queueWait.record(System.nanoTime() - job.enqueuedNanos, TimeUnit.NANOSECONDS);
-                        if (job.reply.isDone()) {
-                            skipped.increment(); // cancelled between the worker's poll and here
-                            continue;
-                        }
-                        serve(job);
-                    }
-                }
-            } finally {
-                discardInstance();
-            }
-        }
-
-        private void pin() {
-            if (!pinWorkers) {
-                return;
-            }
-            try {
-                CpuAffinity.pinCurrentThread(config.cpus(), "tier " + config.tier().label() + " worker " + index);
-                pinnedWorkers.incrementAndGet();
-            } catch (RuntimeException | LinkageError e) {
-                LOG.log(System.Logger.Level.WARNING, name + ": not pinned: " + e.getMessage());
-            }
-        }
-
-        private void serve(Job job) {
-            if (instance == null && !replace()) {
-                failed.incrementAndGet();
-                job.reply.completeExceptionally(new TierFailure(TierFailure.Kind.GUEST_TRAP,
-                        "tier " + config.tier().label() + ": no guest instance could be created"));
-                return;
-            }
-            CoreInstance inst = instance;
-            if (!busy.compareAndSet(false, true)) {
-                sharedUse.incrementAndGet();
-                throw new IllegalStateException(name + ": instance " + inst.id() + " entered twice");
-            }
-            TierReply reply = null;
-            TierFailure failure = null;
-            try {
-                reply = guests.call(inst, job.request, config.deadlineMs());
-                pages = inst.memoryPages();
-            } catch (GuestTrap trap) {
-                failure = guests.trapped(trap, closed.get());
-            } catch (RuntimeException | Error e) {
-                failure = guests.hostError(inst, e);
-            } finally {
-                busy.set(false);
-            }
-            if (failure == null) {
-                completed.incrementAndGet();
-                job.reply.complete(reply);
-                scrub(inst);
-                return;
-            }
-            failed.incrementAndGet();
-            job.reply.completeExceptionally(failure);
-            // The answer is out; now rebuild, so the failed request never waits for it. The other
-            // workers keep serving meanwhile.
-            discardInstance();
-            if (!closed.get()) {
-                replace();
-            }
-        }
-
-        /** Resets the instance for the next request, or replaces it (see {@link GuestCalls#reset}); after the answer. */
-        private void scrub(CoreInstance inst) {
-            if (guests.reset(inst, name)) {
-                return;
-            }
-            discardInstance();
-            if (!closed.get()) {
-                replace();
-            }
-        }
-
-        private boolean replace() {
-            try {
-                CoreInstance fresh = guests.instantiate();
-                pages = fresh.memoryPages();
-                instance = fresh;
-                return true;
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, name + ": cannot instantiate a replacement: " + e.getMessage(), e);
-                return false;
-            }
-        }
-
-        private void discardInstance() {
-            CoreInstance old = instance;
-            instance = null;
-            if (old != null) {
-                old.close();
-            }
         }
     }
 }

@@ -1,14 +1,16 @@
 package io.nexuscore.adapt;
 
+import io.nexuscore.kernel.maps.LatencyRecorder;
+import io.nexuscore.kernel.maps.AdaptiveSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelDataPathControl;
-import io.nexuscore.bpf.KernelTestSupport;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelDataPathControl;
+import io.nexuscore.kernel.KernelTestSupport;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.ControlConfig;
 import io.nexuscore.control.ControlPorts;
@@ -291,9 +293,9 @@ class AdaptiveApiKernelTest {
      */
     @Test
     void settingsAnotherToolWroteInvalidAreReportedAndRepairedByAPatch() throws Exception {
-        byte[] foreign = io.nexuscore.bpf.SharedStructs.adaptiveSettings(AdaptiveSettings.DEFAULT.withPeriodMs(30_000));
+        byte[] foreign = io.nexuscore.kernel.maps.SharedStructs.adaptiveSettings(AdaptiveSettings.DEFAULT.withPeriodMs(30_000));
         java.nio.ByteBuffer.wrap(foreign).order(java.nio.ByteOrder.LITTLE_ENDIAN)
-                .putInt(io.nexuscore.bpf.SharedStructs.ADAPTIVE_SETTINGS.offset("period_ms"), 0);
+                .putInt(io.nexuscore.kernel.maps.SharedStructs.ADAPTIVE_SETTINGS.offset("period_ms"), 0);
         StringBuilder hex = new StringBuilder();
         for (byte b : foreign) {
             hex.append(String.format("%02x ", b & 0xff));

@@ -1,17 +1,19 @@
 package io.nexuscore.adapt;
-import io.nexuscore.bpf.BpfMap;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.ScoreThresholdsMap;
-import io.nexuscore.bpf.SharedStructs;
+import io.nexuscore.kernel.maps.LatencyRing;
+import io.nexuscore.kernel.maps.RingConsumer;
+import io.nexuscore.kernel.libbpf.BpfMap;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.maps.ScoreThresholdsMap;
+import io.nexuscore.kernel.maps.SharedStructs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.nexuscore.adapt.AdaptiveSettings;
-import io.nexuscore.adapt.AdaptiveStatus;
-import io.nexuscore.adapt.Recalibration;
+import io.nexuscore.kernel.maps.AdaptiveSettings;
+import io.nexuscore.kernel.maps.AdaptiveStatus;
+import io.nexuscore.kernel.maps.Recalibration;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import java.time.Duration;

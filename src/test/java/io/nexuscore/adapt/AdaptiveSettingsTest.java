@@ -1,9 +1,10 @@
 package io.nexuscore.adapt;
 
+import io.nexuscore.kernel.maps.AdaptiveSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.nexuscore.bpf.SharedStructs;
+import io.nexuscore.kernel.maps.SharedStructs;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.function.Function;

@@ -1,15 +1,19 @@
 package io.nexuscore.adapt;
 
+import io.nexuscore.kernel.maps.AdaptiveSettings;
+import io.nexuscore.kernel.maps.AdaptiveStatus;
+import io.nexuscore.kernel.maps.Calibration;
+import io.nexuscore.kernel.maps.RingConsumer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.nexuscore.bpf.BpfMap;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.SharedStructs;
+import io.nexuscore.kernel.libbpf.BpfMap;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.maps.SharedStructs;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.classify.TokenGain;

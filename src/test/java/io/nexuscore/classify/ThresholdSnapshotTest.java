@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nexuscore.classify.ThresholdStore;
-import io.nexuscore.classify.Thresholds;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import java.util.concurrent.CopyOnWriteArrayList;

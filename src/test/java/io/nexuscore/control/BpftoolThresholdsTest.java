@@ -3,8 +3,8 @@ package io.nexuscore.control;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelTestSupport;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelTestSupport;
 import io.nexuscore.classify.Thresholds;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;

@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelDataPathControl;
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.ReloadObjects;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelDataPathControl;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.ReloadObjects;
 import io.nexuscore.config.ControlConfig;
 import io.nexuscore.events.EventHub;
 import io.nexuscore.http.ProblemType;
@@ -148,8 +148,8 @@ class ReloadRulesTest {
     void withoutAReloadDirOnlyTheJarObjectReloads() throws Exception {
         Path object = jarObject(dir.resolve("classify.bpf.o"));
         KernelDataPathControl jarOnly = new KernelDataPathControl(kernel);
-        io.nexuscore.bpf.ForbiddenObject e = org.junit.jupiter.api.Assertions.assertThrows(
-                io.nexuscore.bpf.ForbiddenObject.class, () -> jarOnly.reload(Optional.of(object)));
+        io.nexuscore.kernel.ForbiddenObject e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.nexuscore.kernel.ForbiddenObject.class, () -> jarOnly.reload(Optional.of(object)));
         assertEquals("reload-dir", e.rule());
         assertEquals(200, reload(null).statusCode(), "no body: the jar's object");
     }

@@ -110,7 +110,7 @@ class TenantsAndReloadApiTest {
     void aFullPolicyStoreIs409NamingItsCapacity(Vertx vertx, VertxTestContext ctx) {
         InMemoryPrefixFloors floors = new InMemoryPrefixFloors();
         for (int i = 0; i < floors.capacity(); i++) {
-            floors.put(io.nexuscore.tenants.Ipv4Prefix.covering(0x0A000000 | i << 8, 24), Tier.SMALL);
+            floors.put(io.nexuscore.net.Ipv4Prefix.covering(0x0A000000 | i << 8, 24), Tier.SMALL);
         }
         deploy(vertx, ControlPorts.userSpace(new InMemoryThresholdStore(Thresholds.DEFAULT), floors, "test"))
                 .compose(f -> put("one-more", "{\"prefix\": \"192.0.2.0/24\", \"floor\": \"large\"}"))

@@ -1,9 +1,9 @@
 package io.nexuscore.control;
 
-import io.nexuscore.adapt.AdaptiveControl;
-import io.nexuscore.bpf.DataPathControl;
-import io.nexuscore.bpf.ProgramStats;
-import io.nexuscore.bpf.ReloadResult;
+import io.nexuscore.kernel.maps.AdaptiveControl;
+import io.nexuscore.kernel.DataPathControl;
+import io.nexuscore.kernel.libbpf.ProgramStats;
+import io.nexuscore.kernel.ReloadResult;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ThresholdStore;
 import io.nexuscore.classify.Thresholds;

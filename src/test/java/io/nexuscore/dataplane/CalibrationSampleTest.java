@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Tier;
@@ -84,8 +84,9 @@ class CalibrationSampleTest {
         List<Sample> samples = new CopyOnWriteArrayList<>();
         LatencyRecorder recorder = (tier, misroute, tenant, nanos, trueTokens, estimateQ4) ->
                 samples.add(new Sample(tier, trueTokens, estimateQ4));
-        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(config.dataPlane(),
-                resolver, backends, models, metrics, EventSink.DISCARD, recorder, null));
+        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(
+                DataPlaneDependencies.of(config.dataPlane(), resolver, backends, models, metrics,
+                        EventSink.DISCARD, recorder, null)));
         String id = vertx.deployVerticle(acceptor).await();
         try {
             RouterFixture.Reply reply = RouterFixture.post(vertx.createHttpClient(), acceptor.actualPort(), "/v1/tasks/echo",

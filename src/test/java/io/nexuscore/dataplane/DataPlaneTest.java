@@ -21,6 +21,7 @@ import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.http.Problem;
 import io.nexuscore.testing.Corpus;
+import io.nexuscore.testing.HandScoredRequests;
 import io.nexuscore.testing.LocalOpenAiServer;
 import io.nexuscore.testing.RecordingEventSink;
 import io.vertx.core.Future;
@@ -82,14 +83,13 @@ class DataPlaneTest {
         }
         Future.all(replies).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
             for (int i = 0; i < sizes.length; i++) {
-                Buffer body = RouterFixture.chat(sizes[i]).toBuffer();
-                Tier expected = RouterFixture.expectedTier("POST", "/v1/chat/completions", body);
+                HandScoredRequests.Request row = RouterFixture.handScoredChat(sizes[i]); // scores 4, 79, 162
+                Tier expected = row.tier();
                 assertEquals(intended[i], expected, "test premise: body of " + sizes[i] + " scores into " + intended[i]);
                 RouterFixture.Reply reply = replies.get(i).result();
                 assertEquals(200, reply.status(), reply.body().toString());
                 assertEquals(expected.label(), reply.header(HEADER_ASSIGNED_TIER));
-                assertEquals(String.valueOf(RouterFixture.expectedScore("POST", "/v1/chat/completions", body)),
-                        reply.header(HEADER_SCORE));
+                assertEquals(String.valueOf(row.score()), reply.header(HEADER_SCORE));
                 assertEquals("user", reply.header(HEADER_ROUTE_SOURCE));
                 assertNotNull(reply.header(HEADER_TIER));
                 assertEquals("nexus-" + expected.label(), reply.json().getString("model"));
@@ -102,12 +102,13 @@ class DataPlaneTest {
 
     @Test
     void taskKeywordInTheRequestLineRaisesTheScore(VertxTestContext ctx) {
-        JsonObject body = new JsonObject().put("prompt", RouterFixture.words(200)); // 40 words: 41 tokens
+        JsonObject body = new JsonObject().put("prompt", RouterFixture.words(200)); // 40 words: 41 tokens (hand-worked)
         Future<RouterFixture.Reply> analyze = RouterFixture.post(client, port, "/v1/tasks/analyze", body);
         Future<RouterFixture.Reply> plain = RouterFixture.post(client, port, "/v1/tasks/echo", body);
         Future.all(analyze, plain).onComplete(ctx.succeeding(all -> ctx.verify(() -> {
-            int analyzeScore = RouterFixture.expectedScore("POST", "/v1/tasks/analyze", body.toBuffer());
-            int plainScore = RouterFixture.expectedScore("POST", "/v1/tasks/echo", body.toBuffer());
+            assertEquals(HandScoredRequests.ANALYZE_200.body(), body.encode(), "test premise: the hand-worked rows' body");
+            int analyzeScore = HandScoredRequests.ANALYZE_200.score(); // 41 + 25
+            int plainScore = HandScoredRequests.ECHO_200.score(); // 41
             assertEquals(plainScore + 25, analyzeScore, "test premise: 'ana' adds its weight");
             assertEquals(String.valueOf(analyzeScore), analyze.result().header(HEADER_SCORE));
             assertEquals(String.valueOf(plainScore), plain.result().header(HEADER_SCORE));
@@ -146,7 +147,7 @@ class DataPlaneTest {
         chain.onComplete(ctx.succeeding(v -> ctx.verify(() -> {
             List<String> expected = new ArrayList<>();
             for (int size : sizes) {
-                Tier tier = RouterFixture.expectedTier("POST", "/v1/chat/completions", RouterFixture.chat(size).toBuffer());
+                Tier tier = RouterFixture.handScoredChat(size).tier();
                 expected.add(tier.label() + "/" + observedFor(size));
             }
             assertEquals(expected, tiers);

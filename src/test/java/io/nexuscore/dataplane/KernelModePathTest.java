@@ -1,5 +1,5 @@
 package io.nexuscore.dataplane;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 
 import static io.nexuscore.dataplane.DataPlaneHandler.HEADER_ASSIGNED_TIER;
 import static io.nexuscore.dataplane.DataPlaneHandler.HEADER_ROUTE_SOURCE;
@@ -73,8 +73,9 @@ class KernelModePathTest {
         }
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS),
                 kernel, ReadCost.SYSCALL, metrics);
-        DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                EventSink.DISCARD, LatencyRecorder.NONE, vertx.createSharedWorkerExecutor("test-resolver", 2));
+        DataPlaneHandler handler = new DataPlaneHandler(DataPlaneDependencies.of(config.dataPlane(), resolver, backends,
+                models, metrics, EventSink.DISCARD, LatencyRecorder.NONE,
+                vertx.createSharedWorkerExecutor("test-resolver", 2)));
         AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), handler);
         HttpClient client = vertx.createHttpClient(new PoolOptions().setHttp1MaxSize(1));
         List<String> seen = new ArrayList<>();
@@ -94,7 +95,7 @@ class KernelModePathTest {
             }
             return chain;
         }).onComplete(ctx.succeeding(v -> ctx.verify(() -> {
-            int javaScoreB = RouterFixture.expectedScore("POST", "/v1/chat/completions", bodyB);
+            int javaScoreB = RouterFixture.handScoredChat(31).score(); // 7, worked out by hand
             assertEquals(List.of("kernel/large/222", "user/nano/" + javaScoreB, "kernel/large/222"), seen);
             assertEquals(2, registry.get("nexus_kernel_user_disagreements").counter().count());
             assertEquals(1, registry.get("nexus_verdict_fallbacks").tag("reason", "stale").counter().count());

@@ -3,7 +3,7 @@ package io.nexuscore.dataplane;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Tier;
@@ -71,8 +71,9 @@ class MisrouteAccountingTest {
                 events.add(data);
             }
         };
-        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(config.dataPlane(),
-                resolver, backends, models, metrics, sink, LatencyRecorder.NONE, null));
+        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(
+                DataPlaneDependencies.of(config.dataPlane(), resolver, backends, models, metrics,
+                        sink, LatencyRecorder.NONE, null)));
         // Every body is ~16 bytes on /v1/tasks/echo: score 4, assigned nano (nano_max 60, band 20 %: 72).
         List<Integer> trueScores = List.of(50, 65, 80, 200);
         vertx.deployVerticle(acceptor).compose(id -> {

@@ -1,5 +1,5 @@
 package io.nexuscore.dataplane;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,8 +57,9 @@ class NonStreamingTierTest {
         RouterConfig config = RouterConfig.fromJson(RouterFixture.config(LocalOpenAiServer.start(vertx).await()));
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS),
                 VerdictSource.NONE, ReadCost.MEMORY, metrics);
-        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(config.dataPlane(),
-                resolver, backends, models, metrics, EventSink.DISCARD, LatencyRecorder.NONE, null));
+        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(
+                DataPlaneDependencies.of(config.dataPlane(), resolver, backends, models, metrics,
+                        EventSink.DISCARD, LatencyRecorder.NONE, null)));
         vertx.deployVerticle(acceptor)
                 .compose(id -> RouterFixture.post(vertx.createHttpClient(), acceptor.actualPort(), "/v1/chat/completions",
                         RouterFixture.chat(5).put("stream", true)))

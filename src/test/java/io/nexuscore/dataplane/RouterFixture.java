@@ -1,7 +1,6 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.RouterRuntime;
-import io.nexuscore.classify.PromptEstimate;
 import io.nexuscore.classify.ScoreWeights;
 import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
@@ -9,6 +8,7 @@ import io.nexuscore.classify.Tier;
 import io.nexuscore.config.RouterConfig;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.testing.FreePort;
+import io.nexuscore.testing.HandScoredRequests;
 import io.nexuscore.testing.LocalOpenAiServer;
 import io.nexuscore.testing.TempDirs;
 import io.vertx.core.Context;
@@ -25,7 +25,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
@@ -116,15 +115,16 @@ final class RouterFixture {
         return "word ".repeat(size / 5 + 1).substring(0, size);
     }
 
-    /** The score of a request whose whole body the scorer sees (head and body well under 1024 bytes). */
-    static int expectedScore(String method, String path, Buffer body) {
-        byte[] line = (method + " " + path + " HTTP/1.1").getBytes(StandardCharsets.ISO_8859_1);
-        byte[] bytes = body.getBytes();
-        return SCORER.score(line, PromptEstimate.scan(bytes, 0, bytes.length, bytes.length));
-    }
-
-    static Tier expectedTier(String method, String path, Buffer body) {
-        return THRESHOLDS.tierFor(expectedScore(method, path, body));
+    /**
+     * The score and tier of {@link #chat}({@code size}) on /v1/chat/completions, worked out by hand
+     * (testing/HandScoredRequests), never by the scorer under test.
+     */
+    static HandScoredRequests.Request handScoredChat(int size) {
+        HandScoredRequests.Request row = HandScoredRequests.chatOfWords(size);
+        if (!row.body().equals(chat(size).encode())) {
+            throw new IllegalStateException("chat(" + size + ") is not the body the hand-worked row is for: " + row.body());
+        }
+        return row;
     }
 
     record Reply(int status, MultiMap headers, Buffer body) {

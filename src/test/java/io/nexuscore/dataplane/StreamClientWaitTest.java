@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.nexuscore.adapt.LatencyRecorder;
+import io.nexuscore.kernel.maps.LatencyRecorder;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ReadCost;
 import io.nexuscore.classify.Thresholds;
@@ -92,8 +92,9 @@ class StreamClientWaitTest {
                 VerdictSource.NONE, ReadCost.MEMORY, metrics);
         List<Long> samples = new CopyOnWriteArrayList<>();
         LatencyRecorder recorder = (tier, misroute, tenant, nanos, trueTokens, estimateQ4) -> samples.add(nanos);
-        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(config.dataPlane(),
-                resolver, backends, models, metrics, EventSink.DISCARD, recorder, null));
+        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(
+                DataPlaneDependencies.of(config.dataPlane(), resolver, backends, models, metrics,
+                        EventSink.DISCARD, recorder, null)));
         String id = vertx.deployVerticle(acceptor).await();
         try (Socket client = new Socket()) {
             client.setReceiveBufferSize(4096); // before connect: the window stays small

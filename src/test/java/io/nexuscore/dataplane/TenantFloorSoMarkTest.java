@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.RouterRuntime;
-import io.nexuscore.bpf.SocketMarks;
+import io.nexuscore.kernel.maps.SocketMarks;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.events.EventSink;
 import io.nexuscore.testing.LocalOpenAiServer;

@@ -202,7 +202,7 @@ class TenantKeysRouterTest {
                     Map.of("Authorization", "Bearer " + GLOBEX_KEY, "X-NX-Tenant", "initech")).status());
             assertEquals("initech", tenantOfRequest(events, 200), "an unknown key: the header still does");
             assertEquals(200, chat(client, router, Map.of()).status());
-            assertEquals(DataPlaneHandler.ANONYMOUS_TENANT, tenantOfRequest(events, 200));
+            assertEquals(RequestAdmission.ANONYMOUS_TENANT, tenantOfRequest(events, 200));
             assertEquals(200, chat(client, router,
                     Map.of("Authorization", "bearer " + ACME_KEY, "X-NX-Tenant", "initech")).status());
             assertEquals("acme", tenantOfRequest(events, 200), "a known key wins over the header");

@@ -140,8 +140,9 @@ class TierFailureTest {
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS),
                 VerdictSource.NONE, ReadCost.MEMORY, metrics);
         List<Tier> recorded = new java.util.concurrent.CopyOnWriteArrayList<>();
-        DataPlaneHandler handler = new DataPlaneHandler(config.dataPlane(), resolver, backends, models, metrics,
-                EventSink.DISCARD, (tier, misroute, tenant, nanos, trueTokens, estimateQ4) -> recorded.add(tier), null);
+        DataPlaneHandler handler = new DataPlaneHandler(DataPlaneDependencies.of(config.dataPlane(), resolver, backends,
+                models, metrics, EventSink.DISCARD,
+                (tier, misroute, tenant, nanos, trueTokens, estimateQ4) -> recorded.add(tier), null));
         AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), handler);
         HttpClient client = vertx.createHttpClient();
         vertx.deployVerticle(acceptor)

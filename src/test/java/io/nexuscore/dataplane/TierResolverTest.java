@@ -23,7 +23,12 @@ class TierResolverTest {
     private static final FourTuple TUPLE = tuple();
     /** A 100-byte body the scorer saw nothing of: 8 tokens from its length, plus "sum" in the line. */
     private static final PromptEstimate EST = PromptEstimate.fromLength(100);
-    private static final int JAVA_SCORE = RouterFixture.SCORER.score(LINE, EST);
+    /**
+     * By hand from the documented formula (docs/how-it-works.md), not the scorer under test: no body
+     * seen, (100 - 64) bytes at 241/1024 tokens each = 8676 / 1024 = 8.47 -> 8 tokens; "sum" in
+     * /v1/tasks/summarize adds 10: 18, nano.
+     */
+    private static final int JAVA_SCORE = 18;
     private static final int Q4 = EST.estimateQ4();
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -92,7 +97,9 @@ class TierResolverTest {
     void blindKernelVerdictLeavesTheDecisionToTheJavaScorer() {
         KernelVerdict blind = new KernelVerdict(200, Tier.LARGE, KernelVerdict.check(Scorer.requestLineHash(LINE), 100), true);
         PromptEstimate seen = PromptEstimate.scan("{\"prompt\":\"hi\"}".getBytes(StandardCharsets.UTF_8), 0, 15, 15);
-        int javaScore = RouterFixture.SCORER.score(LINE, seen);
+        // By hand: the 15-byte body is seen whole; "hi" is a word of 2 letters, 537 + 2*129 = 795 / 1024
+        // = 0.78 -> 1 token (nothing after the closing quote beyond 48 bytes); "sum" in the line: 1 + 10 = 11.
+        int javaScore = 11;
         for (TierResolver resolver : new TierResolver[] {resolver(c -> Optional.of(blind)),
                 resolver(withSlot(Optional.of(blind), Optional.empty()))}) {
             Resolution r = resolver.resolveWithoutSyscall(LINE, 100, seen, connection(Optional.empty()))

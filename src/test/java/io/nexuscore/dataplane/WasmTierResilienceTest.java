@@ -118,8 +118,9 @@ class WasmTierResilienceTest {
         TierResolver resolver = new TierResolver(RouterFixture.SCORER, new InMemoryThresholdStore(RouterFixture.THRESHOLDS),
                 VerdictSource.NONE, ReadCost.MEMORY, metrics);
         List<Tier> recorded = new CopyOnWriteArrayList<>();
-        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(config.dataPlane(),
-                resolver, backends, models, metrics, EventSink.DISCARD, (tier, misroute, tenant, nanos, trueTokens, estimateQ4) -> recorded.add(tier), null));
+        AcceptorVerticle acceptor = new AcceptorVerticle(config.dataPlane(), new DataPlaneHandler(
+                DataPlaneDependencies.of(config.dataPlane(), resolver, backends, models, metrics,
+                        EventSink.DISCARD, (tier, misroute, tenant, nanos, trueTokens, estimateQ4) -> recorded.add(tier), null)));
         vertx.deployVerticle(acceptor).await();
         HttpClient client = vertx.createHttpClient();
         assertEquals(200, RouterFixture.post(client, acceptor.actualPort(), "/v1/tasks/echo", busy(5)).await().status());

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.RouterRuntime;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.VethNetns;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.VethNetns;
 import io.nexuscore.config.RouterConfig;
 import io.nexuscore.testing.FreePort;
 import io.nexuscore.testing.LocalOpenAiServer;

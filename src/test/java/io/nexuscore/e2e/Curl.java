@@ -13,13 +13,13 @@ final class Curl {
 
     /** What curl reports about one transfer. */
     record Reply(int status, String assignedTier, String tier, String score, String routeSource,
-                 int localPort, int newConnections, String retryAfter) {
+                 int localPort, int newConnections, String retryAfter, String tokens) {
     }
 
     private static final String FIELD = "\u001f";
     private static final String WRITE_OUT = String.join(FIELD, "%{http_code}", "%header{x-nx-assigned-tier}",
             "%header{x-nx-tier}", "%header{x-nx-score}", "%header{x-nx-route-source}", "%{local_port}",
-            "%{num_connects}", "%header{retry-after}") + "\\n";
+            "%{num_connects}", "%header{retry-after}", "%header{x-nx-tokens}") + "\\n";
 
     private final List<String> prefix;
     private final String baseUrl;
@@ -56,11 +56,11 @@ final class Curl {
                 continue;
             }
             String[] f = line.split(FIELD, -1);
-            if (f.length != 8) {
+            if (f.length != 9) {
                 throw new IllegalStateException("unexpected curl output: " + output);
             }
             replies.add(new Reply(Integer.parseInt(f[0]), f[1], f[2], f[3], f[4], Integer.parseInt(f[5]),
-                    Integer.parseInt(f[6]), f[7]));
+                    Integer.parseInt(f[6]), f[7], f[8]));
         }
         if (replies.size() != requests.size()) {
             throw new IllegalStateException(requests.size() + " requests, curl reported " + replies.size() + ": " + output);

@@ -167,7 +167,7 @@ class DashboardBrowserTest {
         wait.until(d -> !dialog.isDisplayed());
 
         wait.until(d -> text("nano-max").equals("60") && text("small-max").equals("130"));
-        assertEquals("small", assignedTier(post(RequestSuite.SMALL)), "score 72 is small under 60/130");
+        assertEquals("small", assignedTier(post(RequestSuite.SMALL)), "score 76 is small under 60/130");
 
         WebElement nano = browser.findElement(By.id("nano-max-input"));
         nano.clear();

@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.nexuscore.RouterRuntime;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.VethNetns;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.VethNetns;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.RouterConfig;
 import io.nexuscore.testing.FreePort;
@@ -147,8 +147,8 @@ class KernelEndToEndTest extends RequestSuite {
                 () -> control.get("/thresholds").json().equals(expected.copy().put("valid", true)));
         JsonObject event = control.awaitEvent("threshold", e -> expected.equals(e.getJsonObject("new")));
         assertEquals("external", event.getString("source"), event.encode());
-        // And the next request is classified with it: the small case's score (RequestSuite.SMALL, 72) is
-        // now at or below nano_max 90; the guest, judging its true score against the same thresholds, agrees.
+        // And the next request is classified with it: the small case's score (RequestSuite.SMALL, 76) is
+        // now at or below nano_max 90; the guest, judging its true score (74) against the same thresholds, agrees.
         assertServedAs(SMALL, Tier.NANO, Tier.NANO, curl.post(SMALL.path(), SMALL.body()));
     }
 
@@ -197,7 +197,7 @@ class KernelEndToEndTest extends RequestSuite {
         assertEquals(kept.copy().put("valid", true), control.get("/thresholds").json(), "the pinned thresholds survive the reload");
         control.awaitEvent("reload", e -> newIds.equals(e.getJsonObject("new_program_ids")));
 
-        // Thresholds 55/125: the nano, large and small cases (RequestSuite: scores 8, 179 and 72) stay
+        // Thresholds 55/125: the nano, large and small cases (RequestSuite: scores 25, 183 and 76) stay
         // nano, large, small; every request in the run got an answer.
         for (Curl.Reply reply : traffic) {
             assertEquals(200, reply.status(), reply.toString());

@@ -3,19 +3,19 @@ package io.nexuscore.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.Encoding;
+import com.knuddels.jtokkit.api.EncodingType;
 import io.nexuscore.RouterRuntime;
-import io.nexuscore.classify.ScoreWeights;
-import io.nexuscore.classify.PromptEstimate;
-import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.testing.GrafanaDashboard;
+import io.nexuscore.testing.HandScoredRequests;
 import io.nexuscore.testing.FreePort;
 import io.nexuscore.testing.TempDirs;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,30 +40,37 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 abstract class RequestSuite {
 
-    static final Scorer SCORER = new Scorer(ScoreWeights.DEFAULT);
+    private static final Encoding CL100K = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
 
     /**
-     * One request: a task endpoint and a prompt of {@code words} words. {@code tier} is what both the
-     * router assigns (score against the default thresholds 60/130) and the guest observes ("word"
-     * repeated is one cl100k token per word, plus the task's keyword bonus).
+     * One request: a real question from the shared corpus on a task endpoint, whose score and tier
+     * were worked out by hand from the documented formula ({@link HandScoredRequests}), never by the
+     * scorer under test. {@code tier} is what the router assigns (score against the default
+     * thresholds 60/130) and what the guest observes from its own cl100k_base count plus the same
+     * keyword bonus; the two counts differ, as they do on real text, and both are clear of every
+     * threshold the suites set (HandScoredRequestsTest).
      */
-    record Case(String task, int words, Tier tier) {
+    record Case(HandScoredRequests.Request row) {
         String path() {
-            return "/v1/tasks/" + task;
+            return row.path();
         }
 
         String body() {
-            return new JsonObject().put("prompt", String.join(" ", java.util.Collections.nCopies(words, "word"))).encode();
+            return row.body();
         }
 
-        /**
-         * The Java scorer's score for the request curl sends (the kernel must agree in kernel mode): the
-         * whole body fits in the head's segment, so the estimate sees all of it.
-         */
+        Tier tier() {
+            return row.tier();
+        }
+
+        /** The router's score, hand-worked (the kernel's equals the Java scorer's: the parity tests). */
         int score() {
-            byte[] line = ("POST " + path() + " HTTP/1.1").getBytes(StandardCharsets.ISO_8859_1);
-            byte[] body = body().getBytes(StandardCharsets.UTF_8);
-            return SCORER.score(line, PromptEstimate.scan(body, 0, body.length, body.length));
+            return row.score();
+        }
+
+        /** The prompt's cl100k_base count by jtokkit: what the guest reports in X-NX-Tokens. */
+        int tokens() {
+            return CL100K.countTokensOrdinary(row.promptText());
         }
 
         Curl.Request request() {
@@ -72,14 +79,14 @@ abstract class RequestSuite {
 
         @Override
         public String toString() {
-            return task + " x" + words + " -> " + tier.label();
+            return row.name() + " -> " + tier().label();
         }
     }
 
-    // Scores: the router's estimate (N words of 4 letters: (537 + 4 * 129) / 1024 per word) / the guest's cl100k count.
-    static final Case NANO = new Case("echo", 8, Tier.NANO);            // 8 / 8
-    static final Case SMALL = new Case("summarize", 60, Tier.SMALL);    // 62 + 10 (sum) = 72 / 60 + 10 = 70
-    static final Case LARGE = new Case("analyze", 150, Tier.LARGE);     // 154 + 25 (ana) = 179 / 150 + 25 = 175
+    // Scores: the router's (hand-worked) / the guest's (cl100k_base count + the same keyword bonus).
+    static final Case NANO = new Case(HandScoredRequests.NANO_QUESTION);    // 25 / 26
+    static final Case SMALL = new Case(HandScoredRequests.SMALL_QUESTION);  // 66 + 10 (sum) = 76 / 64 + 10 = 74
+    static final Case LARGE = new Case(HandScoredRequests.LARGE_QUESTION);  // 158 + 25 (ana) = 183 / 156 + 25 = 181
 
     static Stream<Case> cases() {
         return Stream.of(NANO, SMALL, LARGE);
@@ -115,6 +122,7 @@ abstract class RequestSuite {
         assertEquals(assigned.label(), reply.assignedTier(), c + ": X-NX-Assigned-Tier");
         assertEquals(observed.label(), reply.tier(), c + ": X-NX-Tier (what the guest observed)");
         assertEquals(Integer.toString(c.score()), reply.score(), c + ": X-NX-Score");
+        assertEquals(Integer.toString(c.tokens()), reply.tokens(), c + ": X-NX-Tokens (the guest's count, jtokkit's)");
         assertEquals(expectedRouteSource(), reply.routeSource(), c + ": X-NX-Route-Source");
     }
 
@@ -148,8 +156,8 @@ abstract class RequestSuite {
         ControlClient.Response patched = control().send("PATCH", "/thresholds", new JsonObject().put("nano_max", 100));
         assertEquals(200, patched.status(), patched.body());
         assertEquals(new JsonObject().put("nano_max", 100).put("small_max", 130).put("valid", true), patched.json());
-        // Score 72 is now at or below nano_max: the very next request is nano, and the guest, judging
-        // its true score 70 against the same thresholds, agrees.
+        // Score 76 is now at or below nano_max: the very next request is nano, and the guest, judging
+        // its true score 74 against the same thresholds, agrees.
         assertServedAs(SMALL, Tier.NANO, Tier.NANO, dataPlane().post(SMALL.path(), SMALL.body()));
     }
 

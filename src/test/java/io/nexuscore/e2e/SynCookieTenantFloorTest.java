@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.SocketMarks;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.maps.SocketMarks;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.testing.Privileged;
 import io.vertx.core.json.JsonObject;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
-import io.nexuscore.bpf.KernelTestSupport;
+import io.nexuscore.kernel.KernelTestSupport;
 import io.nexuscore.testing.FreePort;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

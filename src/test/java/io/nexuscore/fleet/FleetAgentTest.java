@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.kernel.maps.AdaptiveSettings;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.config.AdaptiveConfig.Scope;
-import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.net.Ipv4Prefix;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import io.nexuscore.testing.RecordingEventSink;
 import java.util.List;

@@ -3,13 +3,15 @@ package io.nexuscore.fleet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.VethNetns;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.VethNetns;
+import io.nexuscore.testing.ExternalProcess;
 import io.nexuscore.testing.FreePort;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -144,12 +146,12 @@ class FleetKernelIT {
     void aBpftoolWriteOnTheKernelRoutersMapReachesTheFleetAsExternal() throws Exception {
         RouterProcess k1 = routers.get(2);
         // bpftool in k1's own mount namespace (its private bpffs holds the pins) writes the map directly.
-        Process bpftool = new ProcessBuilder("nsenter", "-t", String.valueOf(k1.pid()), "-m", "-n",
+        // Under a deadline, its output read while it runs (testing/ExternalProcess): a hung bpftool fails the test.
+        ExternalProcess.Result bpftool = ExternalProcess.run(Duration.ofSeconds(30),
+                "nsenter", "-t", String.valueOf(k1.pid()), "-m", "-n",
                 "bpftool", "map", "update", "pinned", "/sys/fs/bpf/" + veth.namespace + "/score_thresholds",
-                "key", "0", "0", "0", "0", "value", "33", "140", "0", "0", "0", "0", "0", "0")
-                .redirectErrorStream(true).start();
-        String output = new String(bpftool.getInputStream().readAllBytes());
-        assertTrue(bpftool.waitFor(30, TimeUnit.SECONDS) && bpftool.exitValue() == 0, "bpftool: " + output);
+                "key", "0", "0", "0", "0", "value", "33", "140", "0", "0", "0", "0", "0", "0");
+        assertEquals(0, bpftool.exitCode(), "bpftool: " + bpftool.output());
         for (RouterProcess r : routers.subList(0, 2)) {
             r.await(r.node + " has nano_max 33 from k1's bpftool write", 30, () -> nanoMax(r) == 33);
             assertTrue(r.events("fleet").stream().anyMatch(e -> e.getString("origin").equals("k1")

@@ -3,10 +3,10 @@ package io.nexuscore.fleet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nexuscore.adapt.AdaptiveSettings;
+import io.nexuscore.kernel.maps.AdaptiveSettings;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
-import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.net.Ipv4Prefix;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,15 +2,15 @@ package io.nexuscore.fleet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.nexuscore.adapt.AdaptiveControl;
-import io.nexuscore.adapt.AdaptiveSettings;
-import io.nexuscore.adapt.AdaptiveStatus;
+import io.nexuscore.kernel.maps.AdaptiveControl;
+import io.nexuscore.kernel.maps.AdaptiveSettings;
+import io.nexuscore.kernel.maps.AdaptiveStatus;
 import io.nexuscore.classify.InMemoryThresholdStore;
 import io.nexuscore.classify.ThresholdState;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.tenants.InMemoryPrefixFloors;
-import io.nexuscore.tenants.Ipv4Prefix;
+import io.nexuscore.net.Ipv4Prefix;
 import io.nexuscore.tenants.PrefixTenantPolicies;
 import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.Packets;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.Packets;
 import io.nexuscore.config.KernelConfig;
 import java.util.Set;
 import java.util.regex.Matcher;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.nexuscore.bpf.KernelDataPath;
+import io.nexuscore.kernel.KernelDataPath;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

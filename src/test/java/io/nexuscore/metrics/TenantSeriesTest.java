@@ -3,7 +3,7 @@ package io.nexuscore.metrics;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.nexuscore.adapt.LatencyRing;
+import io.nexuscore.kernel.maps.LatencyRing;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.misroute.Misroute;
 import java.util.List;

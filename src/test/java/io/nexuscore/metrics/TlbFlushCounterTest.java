@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.nexuscore.bpf.KernelTestSupport;
-import io.nexuscore.bpf.LibC;
-import io.nexuscore.bpf.Native;
+import io.nexuscore.kernel.KernelTestSupport;
+import io.nexuscore.kernel.libbpf.LibC;
+import io.nexuscore.kernel.libbpf.Native;
 import java.util.Map;
 import jnr.ffi.Pointer;
 import org.junit.jupiter.api.Test;

@@ -1,10 +1,11 @@
 package io.nexuscore.tenants;
 
+import io.nexuscore.net.Ipv4Prefix;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.nexuscore.bpf.KernelDataPath;
-import io.nexuscore.bpf.KernelTestSupport;
+import io.nexuscore.kernel.KernelDataPath;
+import io.nexuscore.kernel.KernelTestSupport;
 import io.nexuscore.classify.Tier;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
 import java.util.Set;

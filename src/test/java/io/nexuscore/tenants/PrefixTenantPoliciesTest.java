@@ -1,5 +1,6 @@
 package io.nexuscore.tenants;
 
+import io.nexuscore.net.Ipv4Prefix;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;

@@ -1,12 +1,14 @@
 package io.nexuscore.tenants;
 
-import static io.nexuscore.bpf.SharedStructs.TENANT_FLOOR;
-import static io.nexuscore.bpf.SharedStructs.TENANT_KEY;
+import io.nexuscore.net.Ipv4Prefix;
+import io.nexuscore.kernel.maps.TenantPolicyMap;
+import static io.nexuscore.kernel.maps.SharedStructs.TENANT_FLOOR;
+import static io.nexuscore.kernel.maps.SharedStructs.TENANT_KEY;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.nexuscore.bpf.SharedStructs;
+import io.nexuscore.kernel.maps.SharedStructs;
 import io.nexuscore.classify.Tier;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

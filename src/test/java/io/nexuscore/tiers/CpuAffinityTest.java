@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.nexuscore.bpf.BpfException;
+import io.nexuscore.kernel.libbpf.BpfException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

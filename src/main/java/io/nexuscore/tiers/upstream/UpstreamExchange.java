@@ -17,11 +17,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One request through an upstream tier, from the first connection attempt to the end of the
- * answer's body.
+ * answer's body. Over 400 lines on purpose: one exchange's state machine (attempts and retries,
+ * three deadlines, cancellation, the answer's body), whose transitions share its fields and are
+ * checked against each other when read together; each endpoint's try is an {@link UpstreamAttempt}.
  *
  * <p>Timeouts: {@code connectTimeoutMs} per TCP connect, {@code maxQueueWaitMs} for a pooled
  * connection, {@code firstByteTimeoutMs} from sending to the response head, {@code idleTimeoutMs}
@@ -48,7 +49,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
     private final long deadlineNanos;
     private final Set<UpstreamEndpoint> tried = new HashSet<>();
     private final Promise<HttpClientResponse> head = Promise.promise();
-    private volatile Attempt current;
+    private volatile UpstreamAttempt current;
     private volatile boolean expired;
     private volatile boolean cancelled;
     private volatile boolean idledOut;
@@ -73,78 +74,6 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         this.deadlineNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backend.upstream.timeoutMs());
     }
 
-    /**
-     * One endpoint's try, settled once. Watched for its response head ({@code firstByteTimeoutMs}
-     * from sending) by the tier's deadline sweep.
-     */
-    private final class Attempt implements DeadlineSweep.Deadline {
-        final UpstreamEndpoint endpoint;
-        final AtomicBoolean settled = new AtomicBoolean();
-        volatile HttpClientRequest request;
-        volatile boolean headReceived;
-        volatile boolean firstByteTimedOut;
-        private long firstByteDueNanos;
-
-        Attempt(UpstreamEndpoint endpoint) {
-            this.endpoint = endpoint;
-        }
-
-        void succeeded() {
-            if (settled.compareAndSet(false, true)) {
-                backend.transitioned(endpoint, endpoint.succeeded(), "probe answered");
-            }
-        }
-
-        void failed(String why) {
-            if (settled.compareAndSet(false, true)) {
-                backend.transitioned(endpoint, endpoint.failed(backend.upstream.ejectAfter(),
-                        TimeUnit.MILLISECONDS.toNanos(backend.upstream.ejectMs()), System.nanoTime()), why);
-            }
-        }
-
-        void voided() {
-            if (settled.compareAndSet(false, true)) {
-                endpoint.released();
-            }
-        }
-
-        void reset() {
-            HttpClientRequest r = request;
-            if (r != null) {
-                r.reset();
-            }
-        }
-
-        /** Sent now: the response head is due within {@code firstByteTimeoutMs}. */
-        void watchFirstByte() {
-            firstByteDueNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backend.upstream.firstByteTimeoutMs());
-            backend.deadlines.watch(this);
-        }
-
-        @Override
-        public long dueNanos() {
-            return firstByteDueNanos;
-        }
-
-        @Override
-        public boolean settled() {
-            return headReceived || settled.get();
-        }
-
-        /** No head in time: reset the request; its send fails and {@link #sendFailed} retries or answers 504. */
-        @Override
-        public void passed() {
-            context.runOnContext(v -> {
-                HttpClientRequest r = request;
-                if (r != null && !settled()) {
-                    firstByteTimedOut = true;
-                    r.reset(0, new TimeoutException("no response head within "
-                            + backend.upstream.firstByteTimeoutMs() + " ms"));
-                }
-            });
-        }
-    }
-
     /** Starts the first attempt; the future carries a 2xx head whose body is not consumed yet. */
     Future<HttpClientResponse> start() {
         context = backend.vertx.getOrCreateContext();
@@ -155,7 +84,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
 
     /** The endpoint of the current attempt (null before the first). */
     UpstreamEndpoint endpoint() {
-        Attempt a = current;
+        UpstreamAttempt a = current;
         return a == null ? null : a.endpoint;
     }
 
@@ -194,7 +123,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
                         + ": upstream answers in flight hold " + held.limit() + " bytes",
                         where + ": the tier's answers arriving at once hold " + held.limit() + " bytes; this one had "
                                 + whole.length(), null), endpoint()));
-                Attempt a = current;
+                UpstreamAttempt a = current;
                 if (a != null) {
                     a.voided(); // says nothing about this endpoint alone: the tier's answers together are too large
                     a.reset();
@@ -207,7 +136,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
                 read.tryFail(backend.reported(new TierFailure(Kind.UPSTREAM, "tier " + backend.tier.label()
                         + ": upstream answer larger than " + MAX_ANSWER_BYTES + " bytes",
                         where + " sent more than " + MAX_ANSWER_BYTES + " bytes of answer", null), endpoint()));
-                Attempt a = current;
+                UpstreamAttempt a = current;
                 if (a != null) {
                     a.failed("answer larger than " + MAX_ANSWER_BYTES + " bytes");
                     a.reset();
@@ -225,7 +154,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         stopWatchdog();
         wholeSettled = true;
         head.tryFail(new TierFailure(Kind.CLOSED, "tier " + backend.tier.label() + ": the client went away"));
-        Attempt a = current;
+        UpstreamAttempt a = current;
         if (a != null) {
             a.voided();
             a.reset();
@@ -245,7 +174,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
                     : lastFailure);
             return;
         }
-        Attempt attempt = new Attempt(next.get());
+        UpstreamAttempt attempt = new UpstreamAttempt(backend, context, next.get());
         tried.add(attempt.endpoint);
         current = attempt;
         long remainingMs = remainingMs();
@@ -262,7 +191,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
 
     private TierFailure lastFailure;
 
-    private void connectFailed(Attempt attempt, Throwable cause) {
+    private void connectFailed(UpstreamAttempt attempt, Throwable cause) {
         if (head.future().isComplete()) {
             attempt.voided();
             return;
@@ -290,7 +219,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         retryOrFinish(attempt, new TierFailure(Kind.UPSTREAM, "tier " + tier + ": upstream unreachable", why, cause));
     }
 
-    private void send(Attempt attempt, HttpClientRequest request) {
+    private void send(UpstreamAttempt attempt, HttpClientRequest request) {
         attempt.request = request;
         if (head.future().isComplete()) {
             attempt.voided(); // cancelled or expired while the connection was on its way
@@ -319,7 +248,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         });
     }
 
-    private void accepted(Attempt attempt, HttpClientRequest request, HttpClientResponse response) {
+    private void accepted(UpstreamAttempt attempt, HttpClientRequest request, HttpClientResponse response) {
         // The first-byte deadline settled with the head (headReceived); the body's idle timeout is
         // the IdleWatchdog's, so that it ends with the answer.
         long idleMs = backend.upstream.idleTimeoutMs();
@@ -356,7 +285,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
      * health (502/503 are retried elsewhere); a 4xx is about the request, and those about the
      * client's own request are passed on with their status.
      */
-    private void refused(Attempt attempt, HttpClientResponse response) {
+    private void refused(UpstreamAttempt attempt, HttpClientResponse response) {
         int status = response.statusCode();
         String retryAfter = response.getHeader("Retry-After");
         Buffer excerpt = Buffer.buffer();
@@ -384,7 +313,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         });
     }
 
-    private void judge(Attempt attempt, int status, String retryAfter, Buffer body) {
+    private void judge(UpstreamAttempt attempt, int status, String retryAfter, Buffer body) {
         String why = attempt.endpoint.display() + " answered " + status + ": " + UpstreamRefusal.excerpt(body);
         if (status >= 500) {
             attempt.failed(why);
@@ -408,7 +337,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         }
     }
 
-    private void sendFailed(Attempt attempt, Throwable cause) {
+    private void sendFailed(UpstreamAttempt attempt, Throwable cause) {
         if (head.future().isComplete()) {
             return; // expire or cancel settled the attempt already
         }
@@ -431,7 +360,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
                 + (cause instanceof ConnectException ? ": upstream unreachable" : ": upstream failed"), why, cause));
     }
 
-    private void retryOrFinish(Attempt attempt, TierFailure failure) {
+    private void retryOrFinish(UpstreamAttempt attempt, TierFailure failure) {
         lastFailure = failure;
         if (tried.size() <= backend.upstream.maxRetries() && remainingMs() > 0 && !head.future().isComplete()) {
             backend.retried(attempt.endpoint, failure.getMessage());
@@ -480,7 +409,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         wholeSettled = true;
         expired = true;
         stopWatchdog();
-        Attempt a = current;
+        UpstreamAttempt a = current;
         String why = (a == null ? "upstream" : a.endpoint.display()) + " did not finish within "
                 + backend.upstream.timeoutMs() + " ms";
         if (a != null) {

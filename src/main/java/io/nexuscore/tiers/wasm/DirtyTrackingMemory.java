@@ -19,6 +19,10 @@ import com.dylibso.chicory.wasm.types.MemoryLimits;
  * guests import their memory), and every mutator marks each block it touched once the write has
  * succeeded (a write outside memory throws and changes nothing). So after {@link #restore} every
  * byte written since the last restore is the image's again, whatever the guest did.
+ *
+ * <p>Over 400 lines on purpose: it implements every method of Chicory's {@link Memory} (most of them
+ * writes, each marking its blocks), and the soundness argument above holds only if all of them are
+ * checked together, in one place.
  */
 final class DirtyTrackingMemory implements Memory {
 

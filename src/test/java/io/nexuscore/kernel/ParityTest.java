@@ -1,0 +1,143 @@
+package io.nexuscore.kernel;
+
+import io.nexuscore.kernel.maps.SharedStructs;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.nexuscore.classify.FourTuple;
+import io.nexuscore.classify.KernelVerdict;
+import io.nexuscore.classify.PromptEstimate;
+import io.nexuscore.classify.RequestHeadParser;
+import io.nexuscore.classify.ScoreWeights;
+import io.nexuscore.classify.Scorer;
+import io.nexuscore.classify.Thresholds;
+import io.nexuscore.config.ScoringConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Parity: for thousands of generated request heads, the kernel's verdict (XDP, via
+ * BPF_PROG_TEST_RUN) equals RequestHeadParser + Scorer in Java, with non-default weights and
+ * thresholds so that the load-time settings are exercised too.
+ */
+class ParityTest {
+
+    private static final int PORT = 8080;
+    private static final int REQUESTS = 3000;
+    private static final ScoringConfig SCORING = new ScoringConfig(new Thresholds(40, 90), new ScoreWeights(7, 31, 64, 3));
+
+    private static KernelDataPath kernel;
+
+    @BeforeAll
+    static void load() {
+        KernelTestSupport.requireKernel();
+        kernel = KernelTestSupport.loadForTestRun(SCORING, Set.of(PORT));
+    }
+
+    @AfterAll
+    static void unload() {
+        KernelTestSupport.dispose(kernel);
+    }
+
+    @Test
+    void kernelVerdictEqualsJavaScorer() {
+        Random random = new Random(20261129);
+        RequestGenerator generator = new RequestGenerator(random);
+        int withVerdict = 0;
+        for (int i = 0; i < REQUESTS; i++) {
+            if (assertParity(generator.next(), 10000 + i).isPresent()) {
+                withVerdict++;
+            }
+        }
+        // The generator must mostly produce scoreable heads, or the parity would prove little.
+        assertTrue(withVerdict > REQUESTS * 3 / 4, "heads with a verdict: " + withVerdict);
+    }
+
+    /**
+     * The prompt's keywords are matched a word (8 bytes) at a time in the kernel's fast path and a
+     * byte at a time in Java: every keyword, in mixed case, ending at every offset around the
+     * word boundaries and the KEYWORD_SCAN_BYTES limit, after plain filler or right after an escape.
+     */
+    @Test
+    void promptKeywordsMatchAtEveryOffset() {
+        String[] keywords = {"sUm", "REF", "gen", "AnA"};
+        int srcPort = 30000;
+        int seen = 0;
+        for (String keyword : keywords) {
+            for (int at = 0; at <= PromptEstimate.KEYWORD_SCAN_BYTES + 8; at++) {
+                int offset = at;
+                for (String before : new String[] {"", "\\n"}) {
+                    String filler = "x1 ".repeat(40).substring(0, offset);
+                    String prompt = (before + filler).substring(0, offset) + keyword + " 7 xx".repeat(30);
+                    String body = "{\"prompt\":\"" + prompt + "\"}";
+                    String head = "POST /v1/completions HTTP/1.1\r\nHost: r\r\nContent-Length: " + body.length()
+                            + "\r\n\r\n";
+                    Optional<KernelVerdict> verdict = assertParity((head + body).getBytes(StandardCharsets.ISO_8859_1),
+                            srcPort++);
+                    boolean inWindow = offset + keyword.length() <= PromptEstimate.KEYWORD_SCAN_BYTES;
+                    int withoutKeyword = assertParity((head + body.replace(keyword, "xxx"))
+                            .getBytes(StandardCharsets.ISO_8859_1), srcPort++).orElseThrow().score();
+                    assertEquals(inWindow, verdict.orElseThrow().score() != withoutKeyword,
+                            () -> "keyword " + keyword + " at " + offset + " in " + body);
+                    seen++;
+                }
+            }
+        }
+        assertTrue(seen > 500, "cases: " + seen);
+    }
+
+    /**
+     * Non-ASCII characters are weighed per block on the kernel's byte path while ASCII runs take the
+     * fast path: every character (2, 3 and 4 bytes, a 3-byte lead before ASCII, a lone continuation
+     * byte) at every offset around the 8-byte words, after ASCII filler, gets the Java scorer's score.
+     */
+    @Test
+    void nonAsciiBytesMatchAtEveryOffset() {
+        byte[][] pieces = {
+            {(byte) 0xce, (byte) 0xb1}, {(byte) 0xe0, (byte) 0xa4, (byte) 0xb9}, {(byte) 0xe4, (byte) 0xb8, (byte) 0xad},
+            {(byte) 0xf0, (byte) 0x9f, (byte) 0x98, (byte) 0x80}, {(byte) 0xe0, 'a', (byte) 0xa4}, {(byte) 0x85},
+            {(byte) 0xe1, (byte) 0xba}};
+        int srcPort = 40000;
+        for (byte[] piece : pieces) {
+            for (int at = 0; at <= 20; at++) {
+                java.io.ByteArrayOutputStream prompt = new java.io.ByteArrayOutputStream();
+                prompt.writeBytes("ab cd ef gh ij kl mn op qr".substring(0, at).getBytes(StandardCharsets.US_ASCII));
+                prompt.writeBytes(piece);
+                prompt.writeBytes(" and then some plain words".getBytes(StandardCharsets.US_ASCII));
+                prompt.writeBytes(piece);
+                java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+                body.writeBytes("{\"prompt\":\"".getBytes(StandardCharsets.US_ASCII));
+                body.writeBytes(prompt.toByteArray());
+                body.writeBytes("\"}".getBytes(StandardCharsets.US_ASCII));
+                byte[] head = ("POST /v1/completions HTTP/1.1\r\nHost: r\r\nContent-Length: " + body.size() + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII);
+                java.io.ByteArrayOutputStream payload = new java.io.ByteArrayOutputStream();
+                payload.writeBytes(head);
+                payload.writeBytes(body.toByteArray());
+                assertTrue(assertParity(payload.toByteArray(), srcPort++).isPresent());
+            }
+        }
+    }
+
+    /** Runs payload through XDP from srcPort and asserts the kernel's verdict equals the Java scorer's. */
+    private static Optional<KernelVerdict> assertParity(byte[] payload, int srcPort) {
+        Scorer scorer = new Scorer(SCORING.weights());
+        kernel.program(KernelDataPath.XDP_PROGRAM)
+                .testRun(Packets.tcp(Packets.CLIENT, srcPort, PORT, Packets.TCP_ACK_PSH, payload), null, 1);
+        FourTuple tuple = new FourTuple(SharedStructs.inet4(Packets.CLIENT), srcPort, SharedStructs.inet4(Packets.ROUTER), PORT);
+        Optional<KernelVerdict> kernelVerdict = kernel.verdicts().lookup(tuple);
+        Optional<KernelVerdict> javaVerdict = RequestHeadParser.parse(payload).map(head -> {
+            int score = head.score(scorer);
+            return new KernelVerdict(score, SCORING.thresholds().tierFor(score),
+                    KernelVerdict.check(head.requestLineHash(), head.bodyLength()), head.estimate().blind());
+        });
+        assertEquals(javaVerdict, kernelVerdict, () -> "request #" + srcPort + ":\n"
+                + new String(payload, StandardCharsets.ISO_8859_1));
+        return kernelVerdict;
+    }
+}
