@@ -10,7 +10,7 @@
 # proxy's rate and its CPU per KiB against the proxy's (ratios within a round, median over rounds).
 # The body is a chat request whose one user message is filled with words to the exact size.
 #
-# Usage: bench/scale-bodies.sh [ROUNDS=3] [SECONDS=6]   SIZES="1024 65536 1048576" CONNS=16 WARM=15
+# Usage: bench/scale-bodies.sh [ROUNDS=3] [SECONDS=6]   SIZES="1024 65536 1048576" CONNS=16 WARM=30
 #        MODE=kernel|user JAVA_OPTS=<router JVM flags> TRANSPORT=auto|io_uring|epoll
 # Takes /tmp/nx-bench.lock (and /tmp/nx-lo.lock in kernel mode); every process started here is
 # stopped by PID on exit.
@@ -26,7 +26,7 @@ rounds=${1:-3}
 seconds=${2:-6}
 sizes=${SIZES:-1024 65536 1048576}
 conns=${CONNS:-16}
-warm=${WARM:-15}
+warm=${WARM:-30}
 mode=${MODE:-kernel}
 instances=$(nproc)
 
