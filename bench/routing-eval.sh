@@ -5,7 +5,7 @@
 # independent cl100k_base count (jtokkit), the confusion matrix, and how often the router's observed
 # tier (X-NX-Tier) and token count (X-NX-Tokens) equal that count. Loopback only; run it with the
 # adaptive loop off (PATCH /adaptive) so the thresholds stay put, or it warns.
-#   bench/routing-eval.sh [--client one-write|jdk|openai-python|urllib] [--band-percent 20] [--concurrency 4] [--limit N] [--corpora NAME=FILE,...] [--tools N] [--content parts] [--system TEXT] [--non-ascii escaped] [--turns N] [--api completions|responses|messages]
+#   bench/routing-eval.sh [--client one-write|jdk|openai-python|urllib|requests|go] [--band-percent 20] [--concurrency 4] [--limit N] [--corpora NAME=FILE,...] [--tools N] [--content parts] [--system TEXT] [--non-ascii escaped] [--turns N] [--api completions|responses|messages]
 # --tools N (1-8) sends each prompt as a function-calling request with N tool definitions after the messages.
 # --content parts writes each message's content as a list of text parts instead of a string.
 # --system TEXT puts a system message before each prompt (the truth then counts both, joined by a line break).
@@ -14,7 +14,9 @@
 # (alternately user and assistant); the truth counts every content, joined by line breaks.
 # --client picks how requests are written: one-write (head and body in one write, as curl and Node's
 # fetch do), jdk (java.net.http: the head, then the body), openai-python (the official OpenAI SDK,
-# httpx: the head, then the body), urllib (Python's standard library, the same shape).
+# httpx: the head, then the body), urllib (Python's standard library: head and body in one send),
+# requests (a requests Session, urllib3: the head, then the body), go (Go's net/http, src/test/go/chatclient:
+# head and body through a 4 KB buffer; built into target/go by src/test/go/build.sh, Debian golang-go).
 # --api completions sends each prompt as the "prompt" string of a legacy /v1/completions request.
 # --api responses / --api messages send each conversation as an OpenAI Responses (instructions, input) or an
 # Anthropic Messages (system, messages) request; the router scores them as the equivalent chat.
@@ -33,9 +35,10 @@ default_corpora+=",unseen-scripts=$NX_ROOT/bench/data/unseen-scripts.jsonl"
 default_corpora+=",unseen-structured=$NX_ROOT/bench/data/unseen-structured.jsonl"
 default_corpora+=",unseen-python=$NX_ROOT/bench/data/unseen-python.jsonl"
 
-# The Python clients run from the SDK venv the API tests use.
+# The Python clients run from the SDK venv the API tests use; the Go client is built as the tests build it.
 case " $* " in
-  *" openai-python "*|*" urllib "*) bash scripts/install-sdks.sh "${NEXUSCORE_SDKS:-target/sdks}" >&2 ;;
+  *" openai-python "*|*" urllib "*|*" requests "*) bash scripts/install-sdks.sh "${NEXUSCORE_SDKS:-target/sdks}" >&2 ;;
+  *" go "*) [ -n "${NEXUSCORE_GO_CLIENT:-}" ] || bash src/test/go/build.sh target >&2 ;;
 esac
 
 cp_="${NEXUSCORE_CLASSPATH:-}"

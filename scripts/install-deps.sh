@@ -4,7 +4,8 @@
 # compiler runtime) and the tools the tests drive (iproute2 for veth/netns, curl, promtool and the
 # Python Prometheus text parser for the /metrics test, headless Chromium and chromium-driver for the
 # dashboard's browser test, npx for the OpenAPI lint, node and python3-venv for the official
-# OpenAI/Anthropic SDKs the API tests drive: scripts/install-sdks.sh installs the SDKs). With --bench it adds the benchmarks' own
+# OpenAI/Anthropic SDKs the API tests drive: scripts/install-sdks.sh installs the SDKs; golang-go for
+# the Go net/http client, src/test/go). With --bench it adds the benchmarks' own
 # tools (wrk and nginx-light for bench/dataplane-bench.sh and bench/proxy-floor-bench.sh).
 #
 # Idempotent: does nothing when every package is present. Installing needs root. Unprivileged, a
@@ -33,8 +34,9 @@ build_and_test=(
   prometheus python3 python3-prometheus-client
   # the dashboard's browser test: headless Chromium driven by Selenium through chromium-driver
   chromium chromium-driver
-  # the API tests' real clients (scripts/install-sdks.sh): a venv for the Python SDKs (node comes with npx below)
-  python3-venv
+  # the API tests' real clients: a venv for the Python SDKs (scripts/install-sdks.sh; node comes with npx
+  # below) and Go for the net/http client (src/test/go/build.sh, standard library only)
+  python3-venv golang-go
 )
 bench_only=(
   # bench/dataplane-bench.sh and bench/proxy-floor-bench.sh: the C load generator and the reference proxy

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the official client SDKs the API tests drive as real clients of the router:
 #   DIR/node : npm packages `openai` and `@anthropic-ai/sdk` (npm install --prefix DIR/node)
-#   DIR/py   : a Python venv with `openai` and `anthropic` from PyPI
+#   DIR/py   : a Python venv with `openai` and `anthropic` from PyPI, and `requests` (the most used
+#              Python HTTP client, a real client in RealClientVerdictsTest and routing-eval.sh)
 # Versions are pinned here, and only here (io.nexuscore.testing.Sdks runs this script).
 # Idempotent and offline-tolerant: a part whose stamp file names the pinned versions is left alone, so
 # a second run needs no network. Needs node/npm (Debian nodejs, npm) and python3 with venv (Debian
@@ -13,6 +14,7 @@ NPM_OPENAI=7.60.0
 NPM_ANTHROPIC=1.17.0
 PY_OPENAI=3.22.1
 PY_ANTHROPIC=1.13.0
+PY_REQUESTS=2.34.2
 
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
 dir="$1"
@@ -20,7 +22,7 @@ mkdir -p "$dir"
 dir="$(cd "$dir" && pwd)"
 
 node_stamp="openai@$NPM_OPENAI @anthropic-ai/sdk@$NPM_ANTHROPIC"
-py_stamp="openai==$PY_OPENAI anthropic==$PY_ANTHROPIC"
+py_stamp="openai==$PY_OPENAI anthropic==$PY_ANTHROPIC requests==$PY_REQUESTS"
 
 if [ "$(cat "$dir/node/.installed" 2>/dev/null)" != "$node_stamp" ]; then
   command -v npm >/dev/null || { echo "install-sdks: npm is missing (Debian npm; run scripts/install-deps.sh)" >&2; exit 1; }

@@ -11,7 +11,7 @@ NX_LOG_FILE="$NX_RUN_DIR/router.log"
 # Map names the router pins (io.nexuscore.kernel.KernelDataPath.PINNED_MAPS); verify.sh checks each.
 NX_PINNED_MAPS=(routing_decisions routing_decisions6 verdict_slots verdict_slots6 score_thresholds tier_counters tenant_policy tc_chain
                 token_model latency_ringbuf recalibration_events calibration_events adaptive_settings adaptive_stats
-                adaptive_timer)
+                adaptive_timer tenant_limits tenant_windows)
 NX_XDP_PROGRAM=nexus_classify
 NX_TC_PROGRAM=nexus_tc_classify
 

@@ -101,6 +101,15 @@ struct routing_decision {
  * plane, which has the body, scores such a request itself (route source "user", reason "blind").
  */
 #define VERDICT_F_BLIND 0x01
+/*
+ * Tenant limits (nexus_limits.bpf.h, docs/tenant-limits.md): the source's prefix has minute limits
+ * in tenant_limits and XDP counted this request against them (COUNTED), or refused it (OVER_*:
+ * nothing was counted). The data plane answers an OVER_* verdict 429 before any tier works.
+ */
+#define VERDICT_F_COUNTED 0x02
+#define VERDICT_F_OVER_REQUESTS 0x04
+#define VERDICT_F_OVER_TOKENS 0x08
+#define VERDICT_F_OVER_FOR_GOOD 0x10 /* with OVER_TOKENS: the charge alone is above the whole limit */
 _Static_assert(sizeof(struct routing_decision) == 8, "routing_decision is 8 bytes");
 
 /*
@@ -389,5 +398,40 @@ struct adaptive_stats {
 	struct calibration_event last_calibration; /* the last one */
 };
 _Static_assert(sizeof(struct adaptive_stats) == 136, "adaptive_stats is 136 bytes");
+
+/* ---- Tenant limits counted in the kernel (nexus_limits.bpf.h, docs/tenant-limits.md) ---- */
+
+/* tenant_windows entries: one per tenant with minute limits; the control plane assigns the slots. */
+#define TENANT_LIMIT_SLOTS 1024
+/* The anchored window: 60 s from the tenant's first counted request (bpf_ktime_get_ns). */
+#define LIMIT_WINDOW_NS 60000000000ull
+
+/*
+ * tenant_limits value (LPM trie keyed by struct tenant_key, like tenant_policy): the minute limits
+ * this router enforces for the prefix's tenant (its fleet share) and the slot of its counters.
+ * Host byte order; 0 = that limit is not set.
+ */
+struct tenant_limit {
+	__u32 slot;                /* tenant_windows index, < TENANT_LIMIT_SLOTS */
+	__u32 requests_per_minute; /* this router's share */
+	__u64 tokens_per_minute;   /* this router's share */
+	__u64 tokens_whole;        /* the tenant's whole tokens_per_minute: a charge above it never passes */
+	__u32 output_tokens;       /* the output cap charged with the prompt (dataPlane.assumedOutputTokens) */
+	__u32 pad;                 /* zero */
+};
+_Static_assert(sizeof(struct tenant_limit) == 32, "tenant_limit is 32 bytes");
+
+/*
+ * tenant_windows value (ARRAY, BPF_F_MMAPABLE): a tenant's two anchored windows. XDP and the data
+ * plane (for the requests XDP did not count) update them with atomic adds on the same memory. A
+ * window is open when its start is not 0 and current while now - start < LIMIT_WINDOW_NS.
+ */
+struct tenant_window {
+	__u64 requests_start; /* ns */
+	__u64 requests;
+	__u64 tokens_start;   /* ns */
+	__u64 tokens;
+};
+_Static_assert(sizeof(struct tenant_window) == 32, "tenant_window is 32 bytes");
 
 #endif /* NEXUS_SHARED_H */

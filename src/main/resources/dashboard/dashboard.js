@@ -272,6 +272,7 @@ async function pollTenants() {
   const body = $('tenants');
   try {
     const list = (await getJson('/tenants')).tenants || [];
+    listedTenants = list.map((t) => t.id);
     body.replaceChildren();
     if (list.length === 0) {
       const row = make('tr', null, 'empty');
@@ -295,6 +296,64 @@ async function pollTenants() {
     row.appendChild(cell);
     body.appendChild(row);
   }
+}
+
+// --- tenant limits -------------------------------------------------------------------------------
+
+const LIMITS_SHOWN = 20;
+let listedTenants = [];
+
+/** A limit as the panel shows it: the share enforced here, and the whole limit when a fleet splits it. */
+function limitCell(view, field) {
+  const whole = view.limits[field];
+  if (whole === undefined) {
+    return '—';
+  }
+  const here = view.enforced_here[field];
+  return here === whole ? String(whole) : here + ' of ' + whole;
+}
+
+async function limitsRow(id) {
+  const row = make('tr');
+  row.appendChild(make('td', id));
+  try {
+    const [view, usage] = await Promise.all([
+      getJson('/tenants/' + encodeURIComponent(id) + '/limits'),
+      getJson('/tenants/' + encodeURIComponent(id) + '/usage')]);
+    row.appendChild(make('td', view.source));
+    for (const f of ['requests_per_minute', 'tokens_per_minute', 'max_concurrent', 'tokens_per_day']) {
+      row.appendChild(make('td', limitCell(view, f)));
+    }
+    row.appendChild(make('td', String(usage.requests)));
+    row.appendChild(make('td', String(usage.prompt_tokens)));
+    row.appendChild(make('td', String(usage.completion_tokens)));
+    const refused = Object.entries(usage.refusals).filter(([, n]) => n > 0).map(([k, n]) => k + ' ' + n);
+    row.appendChild(make('td', refused.length ? refused.join(', ') : '0'));
+  } catch (e) {
+    const cell = make('td', 'failed: ' + e.message);
+    cell.colSpan = 9;
+    row.appendChild(cell);
+  }
+  return row;
+}
+
+async function pollLimits() {
+  const body = $('limits');
+  const typed = $('limits-tenant').value.trim();
+  const ids = [];
+  if (typed && $('limits-tenant').checkValidity()) {
+    ids.push(typed);
+  }
+  for (const id of listedTenants) {
+    if (ids.length > LIMITS_SHOWN) {
+      break;
+    }
+    if (!ids.includes(id)) {
+      ids.push(id);
+    }
+  }
+  const rows = await Promise.all(ids.map(limitsRow));
+  body.replaceChildren(...rows);
 }
 
 // --- event feed ----------------------------------------------------------------------------------
@@ -420,6 +479,8 @@ function start() {
   });
   every(SLOW_POLL_MS, pollAdaptive);
   every(SLOW_POLL_MS, pollTenants);
+  every(SLOW_POLL_MS, pollLimits);
+  $('limits-form').addEventListener('submit', (e) => { e.preventDefault(); pollLimits(); });
   streamEvents(onEvent, (state) => text('stream-state', state));
 }
 

@@ -3,6 +3,7 @@ package io.nexuscore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.nexuscore.adapt.AdaptiveReporting;
 import io.nexuscore.kernel.maps.LatencyRecorder;
+import io.nexuscore.kernel.maps.TenantLimitMaps;
 import io.nexuscore.kernel.KernelDataPath;
 import io.nexuscore.kernel.KernelDataPathControl;
 import io.nexuscore.kernel.ReloadObjects;
@@ -40,10 +41,12 @@ import java.util.Set;
  * @param latency   where completed-request latencies go (the kernel feedback loop)
  * @param tokenGain the token estimate's gain: the pinned token_model the kernel's calibration stage
  *                  refits; user space has no calibration, the built-in ratio ({@link TokenGain#UNIT})
+ * @param tenantLimitMaps the kernel's tenant-limit maps (XDP counts prefix tenants' minute limits); empty in user space
  * @param resources what to release on close (detach programs, close maps)
  */
 public record ModeWiring(ControlPorts control, VerdictSource verdicts, TenantFloors floors, ReadCost reads,
-                         LatencyRecorder latency, TokenGain tokenGain, AutoCloseable resources) {
+                         LatencyRecorder latency, TokenGain tokenGain, Optional<TenantLimitMaps> tenantLimitMaps,
+                         AutoCloseable resources) {
 
     private static final System.Logger LOG = System.getLogger(ModeWiring.class.getName());
 
@@ -54,7 +57,12 @@ public record ModeWiring(ControlPorts control, VerdictSource verdicts, TenantFlo
 
     /** The same wiring, its control plane showing the fleet. */
     public ModeWiring withFleet(FleetStatus fleet) {
-        return new ModeWiring(control.withFleet(fleet), verdicts, floors, reads, latency, tokenGain, resources);
+        return new ModeWiring(control.withFleet(fleet), verdicts, floors, reads, latency, tokenGain, tenantLimitMaps, resources);
+    }
+
+    /** The same wiring, its control plane serving the data plane's tenant limits. */
+    public ModeWiring withLimits(io.nexuscore.tenants.limits.LimitGate limits) {
+        return new ModeWiring(control.withLimits(limits), verdicts, floors, reads, latency, tokenGain, tenantLimitMaps, resources);
     }
 
     /** The live thresholds, shared by the data plane and the control plane. */
@@ -81,7 +89,7 @@ public record ModeWiring(ControlPorts control, VerdictSource verdicts, TenantFlo
                     prefixFloors, keys, reason);
             TenantFloors floors = client -> prefixFloors.floorFor(ByteBuffer.wrap(client.getAddress()).getInt());
             return new ModeWiring(control, VerdictSource.NONE, floors, ReadCost.MEMORY, metrics.tenantSeries(),
-                    TokenGain.UNIT, metrics);
+                    TokenGain.UNIT, Optional.empty(), metrics);
         }
         KernelDataPath path = kernel.get();
         Optional<AutoCloseable> stats = enableBpfStats();
@@ -99,7 +107,8 @@ public record ModeWiring(ControlPorts control, VerdictSource verdicts, TenantFlo
                 new PrefixTenantPolicies(floors), path.adaptive(),
                 new KernelDataPathControl(path, new ReloadObjects(config.kernel().reloadDir())), keys);
         return new ModeWiring(control, metrics.timed(path.verdicts()), floors, ReadCost.SYSCALL,
-                path.latencyRing().recorder().andThen(metrics.tenantSeries()), path.tokenModel(), release);
+                path.latencyRing().recorder().andThen(metrics.tenantSeries()), path.tokenModel(),
+                Optional.of(path.tenantLimits()), release);
     }
 
     /** The data plane's API keys, saved beside the control plane's state file. */

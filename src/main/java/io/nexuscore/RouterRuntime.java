@@ -33,6 +33,8 @@ import io.nexuscore.http.IoTransport;
 import io.nexuscore.metrics.CoarseWallClock;
 import io.nexuscore.telemetry.RequestTracing;
 import io.nexuscore.telemetry.SpanExporters;
+import io.nexuscore.tenants.limits.FleetShare;
+import io.nexuscore.tenants.limits.LimitGate;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierPoolState;
 import io.nexuscore.tiers.TierPools;
@@ -135,7 +137,22 @@ public final class RouterRuntime implements AutoCloseable {
             ModeWiring local = ModeWiring.start(config, sink, registry, vertx);
             started.add(local.resources());
             DeferredFleetStatus fleetView = new DeferredFleetStatus(config.cluster().node(), config.cluster().name());
-            ModeWiring wiring = config.cluster().enabled() ? local.withFleet(fleetView) : local;
+            // Tenant limits (io.nexuscore.tenants.limits): in a fleet each router holds its share of them.
+            LimitGate limits = LimitGate.start(config, registry,
+                    config.cluster().enabled() ? FleetShare.ofView(fleetView::view) : FleetShare.ALONE,
+                    local.control().keys()::has, local.tenantLimitMaps(), local.control().tenants());
+            // Tenants by prefix, and in kernel mode the limits XDP counts, follow the limits, the
+            // prefixes and the fleet's size within a second (map writes: a worker thread).
+            long prefixSync = vertx.setPeriodic(1000, id -> vertx.executeBlocking(() -> {
+                try {
+                    limits.syncPrefixes();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "tenant limits: syncing tenants by prefix failed: {0}", e.getMessage());
+                }
+                return null;
+            }, false));
+            started.add(() -> vertx.cancelTimer(prefixSync));
+            ModeWiring wiring = (config.cluster().enabled() ? local.withFleet(fleetView) : local).withLimits(limits);
             Map<Tier, TierBackend> pools = TierPools.create(config, registry);
             started.addAll(pools.values());
 
@@ -174,6 +191,7 @@ public final class RouterRuntime implements AutoCloseable {
                     .withFloors(wiring.floors())
                     .withFallbacks(fallbacks)
                     .withKeys(wiring.control().keys())
+                    .withLimits(limits)
                     .withTracing(tracing)
                     .withTargets(apiTargets(config, vertx, registry, started)));
 
@@ -190,7 +208,7 @@ public final class RouterRuntime implements AutoCloseable {
                 deployControlPlane(vertx, config, registry, wiring, hub, backends).await();
                 FleetService fleet = FleetService.start(vertx, config.cluster(), config.adaptive().scope(),
                         new RouterLocalPolicy(wiring.thresholds(), wiring.control().tenants(), wiring.control().keys(),
-                                wiring.control().adaptive()),
+                                wiring.control().adaptive(), limits.store()),
                         sink, wiring.mode(), config.control().stateFile(), registry, fleetKeys);
                 started.add(fleet);
                 fleetView.connect(fleet);

@@ -94,6 +94,7 @@ public final class KernelBench {
                 System.out.printf("%-46s %10d %10d%n", head.getKey(), xdp, tc);
             }
             headThenBody(kernel, repeat);
+            tenantLimitCost(kernel, heads.get("chat, 250 B prompt in the segment"), repeat);
             if (!tableOnly) {
                 lookupCost(kernel, heads.get("POST + Content-Length (180 B head)"));
             }
@@ -119,6 +120,37 @@ public final class KernelBench {
     }
 
     private static final int RUNS = 10;
+
+    /**
+     * What counting a request against its tenant's minute limits adds (nexus_limits.bpf.h): the same
+     * chat packet from a source no prefix limits (one LPM lookup that misses) and from a limited
+     * prefix (the lookup, the window read and two atomic adds), in turn, so a slow phase of the VM
+     * falls on both. The limits are far above what the runs send, so every run counts.
+     */
+    private static void tenantLimitCost(KernelDataPath kernel, String chat, int repeat) {
+        BpfProgram xdp = kernel.program(KernelDataPath.XDP_PROGRAM);
+        byte[] frame = Packets.tcp(PORT, chat);
+        io.nexuscore.net.Ipv4Prefix clients = io.nexuscore.net.Ipv4Prefix.covering(0xc0000200, 24); // Packets.CLIENT's /24
+        io.nexuscore.kernel.maps.TenantWindows.Limit limit =
+                new io.nexuscore.kernel.maps.TenantWindows.Limit(0, Integer.MAX_VALUE, Long.MAX_VALUE / 4, 0, 256);
+        List<Long> off = new java.util.ArrayList<>();
+        List<Long> on = new java.util.ArrayList<>();
+        for (int round = 0; round < 4; round++) {
+            kernel.tenantLimits().remove(clients);
+            off.add(quietestMean(xdp, frame, null, repeat / 4));
+            kernel.tenantLimits().put(clients, limit);
+            on.add(quietestMean(xdp, frame, null, repeat / 4));
+        }
+        kernel.tenantLimits().remove(clients);
+        kernel.tenantLimits().windows().clear(0);
+        java.util.Collections.sort(off);
+        java.util.Collections.sort(on);
+        long offNs = (off.get(1) + off.get(2)) / 2;
+        long onNs = (on.get(1) + on.get(2)) / 2;
+        System.out.printf("%-46s %10d%n", "chat 250 B, source without tenant limits", offNs);
+        System.out.printf("%-46s %10d   (+%d ns: counted against a limited prefix)%n", "chat 250 B, source with tenant limits",
+                onNs, onNs - offNs);
+    }
 
     /**
      * A client that writes the head, then the body (the OpenAI Python SDK's head, ~470 B): the head's

@@ -39,15 +39,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * matrix, and how often the router's observed tier (X-NX-Tier, the guest's verdict) and token count
  * (X-NX-Tokens) equal that truth, and how many requests the kernel verdict decided (X-NX-Route-Source).
  * <p>
- * Two clients: {@code one-write} (default) writes each request's head and body with one write() on a
+ * The clients: {@code one-write} (default) writes each request's head and body with one write() on a
  * fresh connection, as curl and wrk do, so the body shares the head's segment and the kernel
  * estimate decides; {@code jdk} is java.net.http.HttpClient, which writes the body after the head
  * (its own segment), so the kernel verdict is blind and the data plane's Java twin decides.
+ * {@code openai-python}, {@code urllib}, {@code requests} and {@code go} are processes of their own
+ * ({@link ScriptClient}).
  *
  * <pre>
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
  *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
- *     [--concurrency 4] [--limit 0] [--client one-write|jdk|openai-python|urllib] [--tools 0] [--content string|parts] [--system TEXT] [--non-ascii raw|escaped]
+ *     [--concurrency 4] [--limit 0] [--client one-write|jdk|openai-python|urllib|requests|go] [--tools 0] [--content string|parts] [--system TEXT] [--non-ascii raw|escaped]
  *     [--turns 1] [--api chat|completions|responses|messages]
  * </pre>
  * {@code --api responses} / {@code --api messages} send each conversation as an OpenAI Responses
@@ -202,7 +204,7 @@ public final class RoutingEval {
         Poster poster = oneWrite ? OneWriteClient::post : clientName.equals("jdk") ? jdkPost(http) : new ScriptClient(clientName, url);
         System.out.println("client: " + (oneWrite ? "one-write (head and body in one segment)"
                 : clientName.equals("jdk") ? "jdk HttpClient (body in its own segment)"
-                : clientName + " (Python; the head, then the body)")
+                : ScriptClient.describe(clientName))
                 + (tools.isEmpty() ? "" : ", " + tools.size() + " tool definitions after the messages ("
                 + tools.encode().length() + " bytes)") + (parts ? ", content as a list of text parts" : "")
                 + (system.isEmpty() ? "" : ", system message \"" + system + "\" first")

@@ -6,10 +6,17 @@ package io.nexuscore.classify;
  * request-line hash with the body length, by which the data plane verifies the verdict.
  * {@code blind}: the head's segment held no prompt string (VERDICT_F_BLIND), so the estimate came
  * from the body length alone and the data plane, which has the body, scores the request itself.
+ * {@code limitFlags}: XDP's tenant-limit decision (VERDICT_F_COUNTED, VERDICT_F_OVER_*; 0 when the
+ * source has no kernel-counted limits); docs/tenant-limits.md.
  */
-public record KernelVerdict(int score, Tier tier, int check, boolean blind) {
+public record KernelVerdict(int score, Tier tier, int check, boolean blind, int limitFlags) {
 
     private static final int FNV_PRIME = 0x01000193;
+
+    /** A verdict without a tenant-limit decision. */
+    public KernelVerdict(int score, Tier tier, int check, boolean blind) {
+        this(score, tier, check, blind, 0);
+    }
 
     /** A verdict whose estimate saw the prompt string. */
     public KernelVerdict(int score, Tier tier, int check) {

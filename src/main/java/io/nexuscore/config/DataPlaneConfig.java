@@ -37,11 +37,15 @@ import java.util.Set;
  *                            {@code auto} (default: io_uring where allowed, else epoll), {@code io_uring},
  *                            {@code epoll} or {@code nio}; a named engine the machine refuses stops the start
  * @param requestLimits       per-tier caps on max_tokens and n, and the unknown-field policy ({@link RequestLimits})
+ * @param defaultLimits       tenant limits of tenants without their own ({@link DefaultLimitsConfig}; default none)
+ * @param assumedOutputTokens the output cap a token limit charges for a request that names none
+ *                            (no max_tokens, max_completion_tokens or max_output_tokens); default 256
  */
 public record DataPlaneConfig(String host, int port, long maxBodyBytes, long maxHeldBodyBytes, int instances, String tenantHeader,
                               int misrouteBandPercent, boolean testHooks, long headerTimeoutMs, long bodyTimeoutMs,
                               long idleTimeoutMs, TenantKeys tenantKeys, List<String> allowedOrigins,
-                              IoTransport transport, RequestLimits requestLimits) {
+                              IoTransport transport, RequestLimits requestLimits, DefaultLimitsConfig defaultLimits,
+                              long assumedOutputTokens) {
 
     public DataPlaneConfig {
         if (maxHeldBodyBytes < maxBodyBytes) {
@@ -56,7 +60,7 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, long max
     static DataPlaneConfig from(Json json) {
         json.allowOnly(Set.of("host", "port", "maxBodyBytes", "maxHeldBodyBytes", "instances", "tenantHeader", "misrouteBandPercent",
                 "testHooks", "headerTimeoutMs", "bodyTimeoutMs", "idleTimeoutMs", "tenantKeys", "allowedOrigins",
-                "transport", "requestLimits"));
+                "transport", "requestLimits", "defaultLimits", "assumedOutputTokens"));
         long maxBodyBytes = json.number("maxBodyBytes", 1L << 20, 1, 1L << 30);
         return new DataPlaneConfig(
                 json.string("host", "0.0.0.0"),
@@ -73,7 +77,9 @@ public record DataPlaneConfig(String host, int port, long maxBodyBytes, long max
                 json.choice(TenantKeys.class, "tenantKeys", "optional"),
                 json.strings("allowedOrigins", List.of()),
                 json.choice(IoTransport.class, "transport", "auto"),
-                RequestLimits.from(json.section("requestLimits")));
+                RequestLimits.from(json.section("requestLimits")),
+                DefaultLimitsConfig.from(json.section("defaultLimits")),
+                json.number("assumedOutputTokens", 256, 1, 1_000_000));
     }
 
     /** Whether a request carrying this {@code Origin} header may be served (none: not a browser's request). */

@@ -10,6 +10,7 @@ import io.nexuscore.tenants.InMemoryPrefixFloors;
 import io.nexuscore.tenants.PrefixTenantPolicies;
 import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies;
+import io.nexuscore.tenants.limits.LimitGate;
 
 /**
  * What the control plane serves, one port per feature. Every port may make syscalls (kernel mode):
@@ -24,9 +25,17 @@ import io.nexuscore.tenants.TenantPolicies;
  * @param dataPath        the classifier programs: mode, attachment, counters, stats, reload (bpf)
  * @param keys            the data plane's API keys by tenant, hashed (tenants; the data plane reads them)
  * @param fleet           the fleet this router belongs to (fleet; {@link FleetStatus#NOT_IN_FLEET} when clustering is off)
+ * @param limits          tenant limits and usage (tenants.limits; the data plane admits through the same gate)
  */
 public record ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, TenantPolicies tenants,
-                           AdaptiveControl adaptive, DataPathControl dataPath, TenantKeys keys, FleetStatus fleet) {
+                           AdaptiveControl adaptive, DataPathControl dataPath, TenantKeys keys, FleetStatus fleet,
+                           LimitGate limits) {
+
+    /** Without tenant limits of its own (a gate that admits everything). */
+    public ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, TenantPolicies tenants,
+                        AdaptiveControl adaptive, DataPathControl dataPath, TenantKeys keys, FleetStatus fleet) {
+        this(thresholds, thresholdsFresh, tenants, adaptive, dataPath, keys, fleet, LimitGate.none());
+    }
 
     /** A router on its own. */
     public ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, TenantPolicies tenants,
@@ -36,7 +45,12 @@ public record ControlPorts(ThresholdStore thresholds, boolean thresholdsFresh, T
 
     /** The same ports, in a fleet. */
     public ControlPorts withFleet(FleetStatus status) {
-        return new ControlPorts(thresholds, thresholdsFresh, tenants, adaptive, dataPath, keys, status);
+        return new ControlPorts(thresholds, thresholdsFresh, tenants, adaptive, dataPath, keys, status, limits);
+    }
+
+    /** The same ports, serving the data plane's tenant limits. */
+    public ControlPorts withLimits(LimitGate gate) {
+        return new ControlPorts(thresholds, thresholdsFresh, tenants, adaptive, dataPath, keys, fleet, gate);
     }
 
     /** With API keys in memory only. */

@@ -10,6 +10,7 @@ import io.nexuscore.http.ProblemType;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.StrictFramingDecoder;
 import io.nexuscore.http.TlsOnPlainPort;
+import io.nexuscore.tenants.limits.TenantLimitsRoutes;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
@@ -169,6 +170,7 @@ public final class ControlVerticle extends VerticleBase {
         r.put("/tenants/:id").handler(body).handler(token).handler(tenants::put);
         r.delete("/tenants/:id").handler(token).handler(tenants::delete);
         r.put("/tenants/:id/keys").handler(body).handler(token).handler(tenants::putKeys);
+        TenantLimitsRoutes.mount(r, token, body, ports.limits(), ports.fleet()::changedHere);
         r.post("/classifier/reload").handler(body).handler(token).handler(dataPath::reload);
         // Tenant names, upstream URLs and error excerpts: the token, on loopback too.
         r.get("/events").handler(token).handler(new SseEndpoint(vertx, events, timings.sseHeartbeat(),

@@ -108,8 +108,9 @@ final class TenantRoutes {
 
     void delete(RoutingContext ctx) {
         String id = tenantId(ctx);
-        // Its keys go with it: a key must not name a tenant that no longer exists.
-        replies.blocking(ctx, () -> ports.tenants().delete(id) | ports.keys().delete(id)).onSuccess(existed -> {
+        // Its keys go with it: a key must not name a tenant that no longer exists. So do its limits.
+        replies.blocking(ctx, () -> ports.tenants().delete(id) | ports.keys().delete(id)
+                | ports.limits().store().delete(id)).onSuccess(existed -> {
             if (existed) {
                 ports.fleet().changedHere();
                 ctx.response().setStatusCode(204).end();

@@ -7,6 +7,7 @@ import io.nexuscore.events.EventSink;
 import io.nexuscore.telemetry.RequestTracing;
 import io.nexuscore.tenants.TenantFloors;
 import io.nexuscore.tenants.TenantKeys;
+import io.nexuscore.tenants.limits.LimitGate;
 import io.nexuscore.tiers.TierBackend;
 import io.vertx.core.WorkerExecutor;
 import java.util.Map;
@@ -26,12 +27,13 @@ import java.util.Objects;
  * @param keys         API keys naming tenants ({@code Authorization: Bearer}), managed by the control plane
  * @param tracing      records one span per inference request
  * @param targets      the models and the embeddings target beyond the tiers
+ * @param limits       tenant limits: every inference request is admitted through it (default: none set)
  */
 public record DataPlaneDependencies(DataPlaneConfig config, TierResolver resolver, Map<Tier, TierBackend> backends,
                                     Map<Tier, String> models, DataPlaneMetrics metrics, EventSink events,
                                     LatencyRecorder latencyRecorder, WorkerExecutor resolverPool, TenantFloors floors,
                                     Map<Tier, Tier> fallbacks, TenantKeys keys, RequestTracing tracing,
-                                    ApiTargets targets) {
+                                    ApiTargets targets, LimitGate limits) {
 
     public DataPlaneDependencies {
         Objects.requireNonNull(config, "config");
@@ -46,6 +48,7 @@ public record DataPlaneDependencies(DataPlaneConfig config, TierResolver resolve
         Objects.requireNonNull(keys, "keys");
         Objects.requireNonNull(tracing, "tracing");
         Objects.requireNonNull(targets, "targets");
+        Objects.requireNonNull(limits, "limits");
         if (resolver.blocking() && resolverPool == null) {
             throw new IllegalArgumentException("a blocking tier resolver needs a worker pool");
         }
@@ -57,32 +60,38 @@ public record DataPlaneDependencies(DataPlaneConfig config, TierResolver resolve
                                            DataPlaneMetrics metrics, EventSink events,
                                            LatencyRecorder latencyRecorder, WorkerExecutor resolverPool) {
         return new DataPlaneDependencies(config, resolver, backends, models, metrics, events, latencyRecorder,
-                resolverPool, TenantFloors.NONE, Map.of(), TenantKeys.inMemory(), RequestTracing.OFF, ApiTargets.NONE);
+                resolverPool, TenantFloors.NONE, Map.of(), TenantKeys.inMemory(), RequestTracing.OFF, ApiTargets.NONE,
+                LimitGate.none());
     }
 
     /** @param floors tenant floors by client address, or for connections whose socket carries no kernel mark */
     public DataPlaneDependencies withFloors(TenantFloors floors) {
         return new DataPlaneDependencies(config, resolver, backends, models, metrics, events, latencyRecorder,
-                resolverPool, floors, fallbacks, keys, tracing, targets);
+                resolverPool, floors, fallbacks, keys, tracing, targets, limits);
     }
 
     public DataPlaneDependencies withFallbacks(Map<Tier, Tier> fallbacks) {
         return new DataPlaneDependencies(config, resolver, backends, models, metrics, events, latencyRecorder,
-                resolverPool, floors, fallbacks, keys, tracing, targets);
+                resolverPool, floors, fallbacks, keys, tracing, targets, limits);
     }
 
     public DataPlaneDependencies withKeys(TenantKeys keys) {
         return new DataPlaneDependencies(config, resolver, backends, models, metrics, events, latencyRecorder,
-                resolverPool, floors, fallbacks, keys, tracing, targets);
+                resolverPool, floors, fallbacks, keys, tracing, targets, limits);
     }
 
     public DataPlaneDependencies withTracing(RequestTracing tracing) {
         return new DataPlaneDependencies(config, resolver, backends, models, metrics, events, latencyRecorder,
-                resolverPool, floors, fallbacks, keys, tracing, targets);
+                resolverPool, floors, fallbacks, keys, tracing, targets, limits);
     }
 
     public DataPlaneDependencies withTargets(ApiTargets targets) {
         return new DataPlaneDependencies(config, resolver, backends, models, metrics, events, latencyRecorder,
-                resolverPool, floors, fallbacks, keys, tracing, targets);
+                resolverPool, floors, fallbacks, keys, tracing, targets, limits);
+    }
+
+    public DataPlaneDependencies withLimits(LimitGate limits) {
+        return new DataPlaneDependencies(config, resolver, backends, models, metrics, events, latencyRecorder,
+                resolverPool, floors, fallbacks, keys, tracing, targets, limits);
     }
 }

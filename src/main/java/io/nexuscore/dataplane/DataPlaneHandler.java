@@ -77,7 +77,7 @@ public final class DataPlaneHandler {
         StreamRelay relay = new StreamRelay(tierModels, config.misrouteBand(), metrics, accounting);
         TierDispatch dispatch = new TierDispatch(config.testHooks(), new RequestGuard(config.requestLimits()),
                 connections, dependencies.resolver(), dependencies.resolverPool(), backends, fallbacks, embeddings,
-                config.misrouteBand(), metrics, refusals, relay, accounting);
+                config.misrouteBand(), metrics, refusals, relay, accounting, dependencies.limits());
         BodyReading bodies = new BodyReading(config, metrics, refusals, dispatch);
         this.admission = new RequestAdmission(config, dependencies.keys(), headTimeouts,
                 modelList(models, dependencies.targets()), embeddings.isPresent(), refusals, bodies);

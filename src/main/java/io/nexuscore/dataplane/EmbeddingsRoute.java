@@ -131,6 +131,7 @@ final class EmbeddingsRoute {
                 .putNull("score")
                 .putNull("observed_score")
                 .putNull("prompt_tokens")
+                .putNull("completion_tokens")
                 .putNull("misroute")
                 .put("route_source", "none")
                 .put("status", status)

@@ -33,6 +33,9 @@ final class RequestAccounting {
     /** @param reply the tier's answer, null when none came; {@code misroute} is null exactly then */
     void completed(Served served, Resolution resolution, TierReply reply, Misroute misroute, int status) {
         long latencyNanos = System.nanoTime() - served.start;
+        // Settled by the answer's usage (a stream's too), the slot given back: once, on every path.
+        served.ticket.finish(resolution.tier().label(), reply != null, reply == null ? 0 : reply.promptTokens(),
+                reply == null ? 0 : reply.completionTokens());
         metrics.request(resolution.tier(), status, latencyNanos);
         spans.completed(served, resolution, reply, misroute, status);
         // A test hook's latency is made up, and a fallback's belongs to another tier: neither may

@@ -15,11 +15,13 @@ import java.util.function.Supplier;
  * @param observedTier  null when no answer came
  * @param observedScore null when no answer came or the tier could not score it
  * @param promptTokens  null when no answer came
+ * @param completionTokens the answer's completion tokens (its usage), null when no answer came
  * @param misroute      null exactly when no answer came
  * @param fallbackFrom  the assigned tier when its fallback tier served the request, else null
  */
 record RequestEvent(long timestampNs, String tenant, String endpoint, Tier assignedTier, Tier observedTier,
-                    int score, Integer observedScore, Integer promptTokens, Misroute misroute, String routeSource,
+                    int score, Integer observedScore, Integer promptTokens, Integer completionTokens, Misroute misroute,
+                    String routeSource,
                     int status, long latencyUs, Tier fallbackFrom) implements Supplier<JsonObject> {
 
     static final String TYPE = "request";
@@ -35,7 +37,8 @@ record RequestEvent(long timestampNs, String tenant, String endpoint, Tier assig
         boolean scored = reply != null && reply.observedScore() != TierReply.UNKNOWN_SCORE;
         return new RequestEvent(now.getEpochSecond() * 1_000_000_000L + now.getNano(), tenant, endpoint.task(),
                 resolution.tier(), reply == null ? null : reply.observedTier(), resolution.score(),
-                scored ? reply.observedScore() : null, reply == null ? null : reply.promptTokens(), misroute,
+                scored ? reply.observedScore() : null, reply == null ? null : reply.promptTokens(),
+                reply == null ? null : reply.completionTokens(), misroute,
                 resolution.source().label(), status, latencyNanos / 1_000, fallbackFrom);
     }
 
@@ -51,6 +54,7 @@ record RequestEvent(long timestampNs, String tenant, String endpoint, Tier assig
                 .put("score", score)
                 .put("observed_score", observedScore)
                 .put("prompt_tokens", promptTokens)
+                .put("completion_tokens", completionTokens)
                 .put("misroute", misroute == null ? null : new JsonObject()
                         .put("strict", misroute.strict())
                         .put("banded", misroute.banded())

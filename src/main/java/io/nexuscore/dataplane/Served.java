@@ -1,6 +1,7 @@
 package io.nexuscore.dataplane;
 
 import io.nexuscore.classify.Tier;
+import io.nexuscore.tenants.limits.Ticket;
 import io.vertx.core.http.HttpServerRequest;
 
 /** A request on its way through a tier: what dispatch, the stream relay and the accounting share. */
@@ -12,6 +13,8 @@ final class Served {
     final long start;
     /** What the body asks an upstream to spend, checked against each tier that serves it. */
     final RequestGuard.Demand demand;
+    /** The request's hold on its tenant's limits: finished by the accounting, released on a refusal after admission. */
+    Ticket ticket;
     /** The assigned tier when its fallback served the request, else null. */
     Tier fallbackFrom;
     /** The problem type's slug when the tier failed it, else null (traces: error.type). */

@@ -7,6 +7,8 @@ import io.nexuscore.http.Problem;
 import io.nexuscore.http.ProblemException;
 import io.nexuscore.http.Problems;
 import io.nexuscore.misroute.Misroute;
+import io.nexuscore.tenants.limits.LimitGate;
+import io.nexuscore.tenants.limits.Ticket;
 import io.nexuscore.tiers.StreamingBackend;
 import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierFailure;
@@ -67,12 +69,13 @@ final class TierDispatch {
     private final Refusals refusals;
     private final StreamRelay relay;
     private final RequestAccounting accounting;
+    private final LimitGate limits;
 
     /** @param resolverPool where kernel-mode resolution runs; non-null when {@code resolver.blocking()} */
     TierDispatch(boolean testHooks, RequestGuard guard, ConnectionInspector connections, TierResolver resolver,
                  WorkerExecutor resolverPool, Map<Tier, TierBackend> backends, Map<Tier, Tier> fallbacks,
                  Optional<EmbeddingsRoute> embeddings, double misrouteBand, DataPlaneMetrics metrics,
-                 Refusals refusals, StreamRelay relay, RequestAccounting accounting) {
+                 Refusals refusals, StreamRelay relay, RequestAccounting accounting, LimitGate limits) {
         this.testHooks = testHooks;
         this.guard = guard;
         this.connections = connections;
@@ -86,6 +89,7 @@ final class TierDispatch {
         this.refusals = refusals;
         this.relay = relay;
         this.accounting = accounting;
+        this.limits = limits;
     }
 
     void onBody(HttpServerRequest request, Endpoint endpoint, String tenant, Buffer body, long start) {
@@ -107,7 +111,23 @@ final class TierDispatch {
         PromptEstimate estimate = promptEstimate(body);
         // Floors are looked up per request, so a tenant change reaches connections already open.
         ConnectionInfo connection = connections.current(request.connection());
+        Ticket ticket;
+        try {
+            // Before any tier works: the tenant's limits, charged the prompt estimate (at unit gain, as
+            // the kernel counts it) plus the output cap; XDP's decision when it counted the request
+            // (docs/tenant-limits.md).
+            Optional<java.net.InetAddress> source = connection.tuple().map(io.nexuscore.classify.FourTuple::srcAddress);
+            String limitsTenant = limits.limitsTenant(tenant, RequestAdmission.ANONYMOUS_TENANT.equals(tenant), source);
+            int kernelFlags = limits.countsInKernel() ? resolver.kernelLimitFlags(requestLine, bodyLength, connection) : 0;
+            ticket = limits.admit(limitsTenant, estimate.tokens(io.nexuscore.classify.TokenGain.ONE_Q10), demand.maxTokens(),
+                    demand.choices(), kernelFlags, source);
+        } catch (ProblemException e) {
+            refusals.refuse(request, endpoint, start, e.problem(), false);
+            return;
+        }
+        ticket.headers().forEach(request.response()::putHeader);
         Served served = new Served(request, endpoint, parsed, tenant, start, demand);
+        served.ticket = ticket;
         String prompt = parsed.work().prompt();
         Optional<Resolution> now = resolver.resolveWithoutSyscall(requestLine, bodyLength, estimate, connection);
         if (now.isPresent()) {
@@ -121,6 +141,7 @@ final class TierDispatch {
                                 bodyLength, connection));
                     } else {
                         LOG.log(Level.ERROR, "tier resolution failed", ar.cause());
+                        served.ticket.release();
                         refusals.reject(request, Problems.internal("tier resolution failed: " + ar.cause().getMessage()));
                     }
                 });
@@ -159,6 +180,7 @@ final class TierDispatch {
         try {
             work = guard.admit(served.parsed.work(), served.demand, tier).judgedBy(resolver.policy(resolution));
         } catch (ProblemException e) {
+            served.ticket.release(); // no tier worked on it: its tokens and its slot go back
             refusals.refuse(served.request, served.endpoint, served.start, e.problem(), false);
             return;
         }

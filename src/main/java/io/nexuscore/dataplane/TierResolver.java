@@ -89,6 +89,22 @@ public final class TierResolver {
     }
 
     /**
+     * XDP's tenant-limit decision for this request (its verdict's VERDICT_F_COUNTED / OVER_* bits), 0
+     * when XDP did not count it or the verdict is another request's. The mmap'ed slot first; when the
+     * slot holds another connection (a collision), the fallback map, a syscall on the caller's thread:
+     * rare, and a request XDP counted must not be counted again.
+     */
+    public int kernelLimitFlags(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
+        if (verdicts == VerdictSource.NONE || connection.tuple().isEmpty()) {
+            return 0;
+        }
+        Optional<KernelVerdict> verdict = connection.tuple().flatMap(verdicts::lookupInMemory)
+                .or(() -> connection.tuple().flatMap(verdicts::lookup));
+        int hash = Scorer.requestLineHash(requestLine);
+        return verdict.filter(v -> v.belongsTo(hash, bodyLength)).map(KernelVerdict::limitFlags).orElse(0);
+    }
+
+    /**
      * Bodies at most this many bytes longer than the prompt's UTF-8 hold nothing but the prompt and
      * its envelope (model, roles, options). Longer ones are decided again from the prompt: most
      * carry tools or schemas; the rest (many messages, escapes like {@code \u00e9}) get the same

@@ -3,6 +3,7 @@ package io.nexuscore.fleet;
 import io.nexuscore.kernel.maps.AdaptiveSettings;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
+import io.nexuscore.tenants.limits.TenantLimits;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -10,15 +11,30 @@ import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
- * What a fleet shares: the thresholds, tenant floors, tenant API key hashes and the adaptive loop's
- * settings. Immutable; maps sorted by tenant id so that equal contents encode to equal JSON.
+ * What a fleet shares: the thresholds, tenant floors, tenant API key hashes, the adaptive loop's
+ * settings and tenant limits. Immutable; maps sorted by tenant id so that equal contents encode to equal JSON.
  *
  * @param adaptive empty when no router has a kernel loop to report them (user-space routers ignore it)
+ * @param limits   tenants' limits (each router enforces its share of them, io.nexuscore.tenants.limits)
  */
 public record PolicyContent(Thresholds thresholds, SortedMap<String, TenantPolicy> tenants,
-                            SortedMap<String, List<String>> keys, Optional<AdaptiveSettings> adaptive) {
+                            SortedMap<String, List<String>> keys, Optional<AdaptiveSettings> adaptive,
+                            SortedMap<String, TenantLimits> limits) {
+
+    /** Without tenant limits. */
+    public PolicyContent(Thresholds thresholds, SortedMap<String, TenantPolicy> tenants,
+                         SortedMap<String, List<String>> keys, Optional<AdaptiveSettings> adaptive) {
+        this(thresholds, tenants, keys, adaptive, new TreeMap<>());
+    }
 
     public PolicyContent {
+        TreeMap<String, TenantLimits> l = new TreeMap<>();
+        limits.forEach((id, set) -> {
+            if (!set.none()) {
+                l.put(id, set);
+            }
+        });
+        limits = java.util.Collections.unmodifiableSortedMap(l);
         tenants = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(tenants));
         TreeMap<String, List<String>> k = new TreeMap<>();
         keys.forEach((id, hashes) -> {
@@ -34,8 +50,14 @@ public record PolicyContent(Thresholds thresholds, SortedMap<String, TenantPolic
         return new PolicyContent(thresholds, new TreeMap<>(tenants), new TreeMap<>(keys), adaptive);
     }
 
+    public static PolicyContent of(Thresholds thresholds, Map<String, TenantPolicy> tenants,
+                                   Map<String, List<String>> keys, Optional<AdaptiveSettings> adaptive,
+                                   Map<String, TenantLimits> limits) {
+        return new PolicyContent(thresholds, new TreeMap<>(tenants), new TreeMap<>(keys), adaptive, new TreeMap<>(limits));
+    }
+
     public PolicyContent withThresholds(Thresholds t) {
-        return new PolicyContent(t, tenants, keys, adaptive);
+        return new PolicyContent(t, tenants, keys, adaptive, limits);
     }
 
     /**
@@ -61,8 +83,16 @@ public record PolicyContent(Thresholds thresholds, SortedMap<String, TenantPolic
         });
         Optional<AdaptiveSettings> a = to.adaptive.isPresent() && !to.adaptive.equals(adaptive)
                 ? to.adaptive : Optional.empty();
+        SortedMap<String, TenantLimits> limitChanges = new TreeMap<>();
+        limits.keySet().stream().filter(id -> !to.limits.containsKey(id))
+                .forEach(id -> limitChanges.put(id, TenantLimits.NONE));
+        to.limits.forEach((id, l) -> {
+            if (!l.equals(limits.get(id))) {
+                limitChanges.put(id, l);
+            }
+        });
         return new PolicyDelta(t, to.thresholds.nanoMax() != thresholds.nanoMax(),
-                to.thresholds.smallMax() != thresholds.smallMax(), tenantChanges, keyChanges, a);
+                to.thresholds.smallMax() != thresholds.smallMax(), tenantChanges, keyChanges, a, limitChanges);
     }
 
     /** This content with the delta's changes made on top (the fleet's newest, plus one node's edit). */
@@ -80,7 +110,15 @@ public record PolicyContent(Thresholds thresholds, SortedMap<String, TenantPolic
                 k.put(id, hashes);
             }
         });
+        TreeMap<String, TenantLimits> l = new TreeMap<>(limits);
+        delta.limits().forEach((id, set) -> {
+            if (set.none()) {
+                l.remove(id);
+            } else {
+                l.put(id, set);
+            }
+        });
         return new PolicyContent(delta.thresholdsOnto(thresholds), t, k,
-                delta.adaptive().isPresent() ? delta.adaptive() : adaptive);
+                delta.adaptive().isPresent() ? delta.adaptive() : adaptive, l);
     }
 }

@@ -3,6 +3,7 @@ package io.nexuscore.fleet;
 import io.nexuscore.kernel.maps.AdaptiveSettings;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
+import io.nexuscore.tenants.limits.TenantLimits;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -17,23 +18,32 @@ import java.util.SortedMap;
  * @param tenants    tenant floors that changed: a policy, or empty for a deleted tenant
  * @param keys       tenants whose key hashes changed: the new list, empty when removed
  * @param adaptive   new adaptive settings, if they changed
+ * @param limits     tenants whose limits changed: the new limits, {@link TenantLimits#NONE} when removed
  */
 public record PolicyDelta(Optional<Thresholds> thresholds, boolean nanoMaxMoved, boolean smallMaxMoved,
                           SortedMap<String, Optional<TenantPolicy>> tenants,
-                          SortedMap<String, List<String>> keys, Optional<AdaptiveSettings> adaptive) {
+                          SortedMap<String, List<String>> keys, Optional<AdaptiveSettings> adaptive,
+                          SortedMap<String, TenantLimits> limits) {
+
+    /** Without tenant limits. */
+    public PolicyDelta(Optional<Thresholds> thresholds, boolean nanoMaxMoved, boolean smallMaxMoved,
+                       SortedMap<String, Optional<TenantPolicy>> tenants,
+                       SortedMap<String, List<String>> keys, Optional<AdaptiveSettings> adaptive) {
+        this(thresholds, nanoMaxMoved, smallMaxMoved, tenants, keys, adaptive, new java.util.TreeMap<>());
+    }
 
     public boolean isEmpty() {
-        return thresholds.isEmpty() && tenants.isEmpty() && keys.isEmpty() && adaptive.isEmpty();
+        return thresholds.isEmpty() && tenants.isEmpty() && keys.isEmpty() && adaptive.isEmpty() && limits.isEmpty();
     }
 
     /** Only the thresholds moved: what an adaptive step looks like. */
     public boolean thresholdsOnly() {
-        return thresholds.isPresent() && tenants.isEmpty() && keys.isEmpty() && adaptive.isEmpty();
+        return thresholds.isPresent() && tenants.isEmpty() && keys.isEmpty() && adaptive.isEmpty() && limits.isEmpty();
     }
 
     /** The same delta without its thresholds (a node-scope adaptive step is the node's own). */
     public PolicyDelta withoutThresholds() {
-        return new PolicyDelta(Optional.empty(), false, false, tenants, keys, adaptive);
+        return new PolicyDelta(Optional.empty(), false, false, tenants, keys, adaptive, limits);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.nexuscore.net.Ipv4Prefix;
 import io.nexuscore.tenants.TenantId;
 import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
+import io.nexuscore.tenants.limits.TenantLimits;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -65,6 +66,8 @@ public record PolicyDoc(long version, String origin, String cause, long atMs, lo
                 .put("prefix", p.prefix().toString()).put("floor", p.floor().label())));
         JsonObject keys = new JsonObject();
         c.keys().forEach((id, hashes) -> keys.put(id, new JsonArray(hashes)));
+        JsonObject limits = new JsonObject();
+        c.limits().forEach((id, l) -> limits.put(id, l.toJson()));
         return new JsonObject()
                 .put("version", version)
                 .put("origin", origin)
@@ -74,6 +77,7 @@ public record PolicyDoc(long version, String origin, String cause, long atMs, lo
                 .put("thresholds", thresholdsJson(c.thresholds()))
                 .put("tenants", tenants)
                 .put("keys", keys)
+                .put("limits", limits)
                 .put("adaptive", c.adaptive().map(PolicyDoc::adaptiveJson).orElse(null));
     }
 
@@ -118,6 +122,8 @@ public record PolicyDoc(long version, String origin, String cause, long atMs, lo
                 require(owner == null || owner.equals(id), "tenants '" + owner + "' and '" + id + "' hold the same key hash");
             }
         });
+        content.limits().forEach((id, l) -> require(TenantId.valid(id), "tenant id '" + id + "' of limits is not "
+                + TenantId.RULE));
     }
 
     private static void require(boolean ok, String what) {
@@ -141,9 +147,15 @@ public record PolicyDoc(long version, String origin, String cause, long atMs, lo
             ((JsonArray) e.getValue()).forEach(h -> hashes.add((String) h));
             keys.put(e.getKey(), hashes);
         });
+        // Absent in the documents of routers from before tenant limits: none.
+        TreeMap<String, TenantLimits> limits = new TreeMap<>();
+        JsonObject limitsJson = json.getJsonObject("limits");
+        if (limitsJson != null) {
+            limitsJson.forEach(e -> limits.put(e.getKey(), TenantLimits.fromJson((JsonObject) e.getValue())));
+        }
         JsonObject adaptive = json.getJsonObject("adaptive");
         PolicyContent content = new PolicyContent(new Thresholds(t.getInteger("nano_max"), t.getInteger("small_max")),
-                tenants, keys, Optional.ofNullable(adaptive).map(PolicyDoc::adaptive));
+                tenants, keys, Optional.ofNullable(adaptive).map(PolicyDoc::adaptive), limits);
         return new PolicyDoc(json.getLong("version"), json.getString("origin"), json.getString("cause"),
                 json.getLong("at_ms"), json.getLong("adaptive_step_at_ms"), content);
     }

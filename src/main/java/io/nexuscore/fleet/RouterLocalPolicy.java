@@ -9,6 +9,8 @@ import io.nexuscore.classify.Thresholds;
 import io.nexuscore.tenants.TenantKeys;
 import io.nexuscore.tenants.TenantPolicies;
 import io.nexuscore.tenants.TenantPolicies.TenantPolicy;
+import io.nexuscore.tenants.limits.TenantLimitStore;
+import io.nexuscore.tenants.limits.TenantLimits;
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,13 +33,21 @@ public final class RouterLocalPolicy implements LocalPolicy {
     private final TenantPolicies tenants;
     private final TenantKeys keys;
     private final AdaptiveControl adaptive;
+    private final TenantLimitStore limits;
 
+    /** Tenant limits kept in memory only (tests). */
     public RouterLocalPolicy(ThresholdStore thresholds, TenantPolicies tenants, TenantKeys keys,
                              AdaptiveControl adaptive) {
+        this(thresholds, tenants, keys, adaptive, TenantLimitStore.inMemory());
+    }
+
+    public RouterLocalPolicy(ThresholdStore thresholds, TenantPolicies tenants, TenantKeys keys,
+                             AdaptiveControl adaptive, TenantLimitStore limits) {
         this.thresholds = thresholds;
         this.tenants = tenants;
         this.keys = keys;
         this.adaptive = adaptive;
+        this.limits = limits;
     }
 
     @Override
@@ -49,8 +59,8 @@ public final class RouterLocalPolicy implements LocalPolicy {
             default -> Writer.OTHER;
         };
         // A value some tool wrote out of order is shared as what classification uses.
-        return new State(PolicyContent.of(t.effective(), tenants.list(), keys.list(), adaptiveSettings()), writer,
-                t.version());
+        return new State(PolicyContent.of(t.effective(), tenants.list(), keys.list(), adaptiveSettings(), limits.list()),
+                writer, t.version());
     }
 
     private Optional<AdaptiveSettings> adaptiveSettings() {
@@ -68,6 +78,7 @@ public final class RouterLocalPolicy implements LocalPolicy {
         }
         applyTenants(delta, seen);
         applyKeys(delta, seen);
+        applyLimits(delta, seen);
         // Settings somebody changed here since the read (PATCH /adaptive mid-sync) keep that change.
         if (delta.adaptive().isPresent() && adaptiveSettings().equals(seen.content().adaptive())) {
             try {
@@ -148,6 +159,13 @@ public final class RouterLocalPolicy implements LocalPolicy {
         });
         retryInAnyOrder(puts, e -> keys.replace(e.getKey(), read.getOrDefault(e.getKey(), List.of()), e.getValue()),
                 TenantKeys.KeyInUse.class);
+    }
+
+    /** Each write conditional on the tenant's limits still being what the agent read (see {@link #applyTenants}). */
+    private void applyLimits(PolicyDelta delta, State seen) {
+        Map<String, TenantLimits> read = seen.content().limits();
+        delta.limits().forEach((id, next) -> limits.replace(id, Optional.ofNullable(read.get(id)),
+                next.none() ? Optional.empty() : Optional.of(next)));
     }
 
     /**

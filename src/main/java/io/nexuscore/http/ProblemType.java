@@ -30,6 +30,8 @@ public enum ProblemType {
     /** GET /fleet on a router with cluster.enabled false. */
     NOT_IN_FLEET("not-in-fleet", 409, "The router is not in a fleet"),
     BODY_TOO_LARGE("body-too-large", 413, "Request body too large"),
+    /** A tenant limit (requests or tokens per minute, concurrency, tokens per day) refused the request. */
+    RATE_LIMITED("rate-limited", 429, "Tenant rate limit reached"),
     UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "Unsupported Content-Type"),
     RELOAD_FAILED("reload-failed", 500, "Reloading the classifier programs failed"),
     /** The tier's bounded queue is full: back off and retry. */

@@ -21,6 +21,7 @@ import io.nexuscore.kernel.maps.AdaptiveLoop;
 import io.nexuscore.kernel.maps.LatencyRing;
 import io.nexuscore.kernel.maps.PinnedTokenModel;
 import io.nexuscore.kernel.maps.RingConsumer;
+import io.nexuscore.kernel.maps.TenantLimitMaps;
 import io.nexuscore.kernel.maps.TenantPolicyMap;
 
 import io.nexuscore.kernel.maps.AdaptiveSettings;
@@ -96,7 +97,7 @@ public final class KernelDataPath implements AutoCloseable {
     public static final List<String> PINNED_MAPS =
             List.of("routing_decisions", "routing_decisions6", "verdict_slots", "verdict_slots6", "score_thresholds", "tier_counters", "tenant_policy", "tc_chain",
                     "token_model", "latency_ringbuf", "recalibration_events", "calibration_events", "adaptive_settings",
-                    "adaptive_stats", "adaptive_timer");
+                    "adaptive_stats", "adaptive_timer", "tenant_limits", "tenant_windows");
 
     /** Slots of tc_chain (TC_SLOT_* in nexus_shared.h). */
     static final int TC_SLOT_POLICY = 1;
@@ -123,6 +124,9 @@ public final class KernelDataPath implements AutoCloseable {
     private final BpfMap tierCountersMap;
     private final BpfMap tenantPolicyMap;
     private final BpfMap tcChainMap;
+    private final BpfMap tenantLimitsMap;
+    private final BpfMap tenantWindowsMap;
+    private final TenantLimitMaps tenantLimits;
     private final BpfMap adaptiveSettingsMap;
     private final BpfMap adaptiveStatsMap;
     private final BpfMap tokenModelMap;
@@ -177,6 +181,10 @@ public final class KernelDataPath implements AutoCloseable {
         this.tenantPolicyMap = BpfMap.openPinned(pinDir, "tenant_policy",
                 SharedStructs.TENANT_KEY.size(), SharedStructs.TENANT_FLOOR.size());
         this.tcChainMap = BpfMap.openPinned(pinDir, "tc_chain", 4, 4);
+        this.tenantLimitsMap = BpfMap.openPinned(pinDir, "tenant_limits",
+                SharedStructs.TENANT_KEY.size(), SharedStructs.TENANT_LIMIT.size());
+        this.tenantWindowsMap = BpfMap.openPinned(pinDir, "tenant_windows", 4, SharedStructs.TENANT_WINDOW.size());
+        this.tenantLimits = TenantLimitMaps.map(tenantLimitsMap, tenantWindowsMap);
         this.adaptiveSettingsMap = BpfMap.openPinned(pinDir, "adaptive_settings", 4, SharedStructs.ADAPTIVE_SETTINGS.size());
         this.adaptiveStatsMap = BpfMap.openPinned(pinDir, "adaptive_stats", 4, SharedStructs.ADAPTIVE_STATS.size());
         this.tokenModelMap = BpfMap.openPinned(pinDir, "token_model", 4, SharedStructs.TOKEN_MODEL.size());
@@ -332,6 +340,11 @@ public final class KernelDataPath implements AutoCloseable {
         return thresholds;
     }
 
+    /** The tenant-limit maps XDP counts in (nexus_limits.bpf.h). */
+    public TenantLimitMaps tenantLimits() {
+        return tenantLimits;
+    }
+
     public TenantPolicyMap tenantPolicy() {
         return tenantPolicy;
     }
@@ -485,9 +498,10 @@ public final class KernelDataPath implements AutoCloseable {
         run(failures, thresholds::close);
         run(failures, tokenModel::close);
         run(failures, verdictSlots6::close);
+        run(failures, tenantLimits::close);
         run(failures, object::close);
         for (BpfMap map : List.of(routingDecisionsMap, routingDecisions6Map, verdictSlotsMap, verdictSlots6Map, scoreThresholdsMap, tierCountersMap, tenantPolicyMap, tcChainMap,
-                tokenModelMap, adaptiveSettingsMap, adaptiveStatsMap)) {
+                tokenModelMap, adaptiveSettingsMap, adaptiveStatsMap, tenantLimitsMap, tenantWindowsMap)) {
             run(failures, map::close);
         }
         if (!failures.isEmpty()) {

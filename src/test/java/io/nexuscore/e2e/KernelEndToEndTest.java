@@ -40,6 +40,7 @@ class KernelEndToEndTest extends RequestSuite {
 
     private VethNetns veth;
     private Path pinDir;
+    private int port;
     private Path stateDir;
     private String fwmarkBefore;
     private RouterRuntime router;
@@ -54,7 +55,7 @@ class KernelEndToEndTest extends RequestSuite {
         pinDir = KernelTestSupport.uniquePinDir();
         try {
             veth = VethNetns.create();
-            int port = FreePort.pick();
+            port = FreePort.pick();
             JsonObject kernel = new JsonObject().put("mode", "kernel").put("pinDir", pinDir.toString())
                     .put("interfaces", List.of(veth.hostInterface)).put("xdpMode", "generic");
             JsonObject json = config(veth.hostAddress.getHostAddress(), port, kernel, stateDir);
@@ -250,6 +251,44 @@ class KernelEndToEndTest extends RequestSuite {
     private static double count(String metrics, String series) {
         return metrics.lines().filter(l -> l.startsWith(series + " ")).mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1)))
                 .findFirst().orElse(0);
+    }
+
+    /**
+     * A tenant known by its source prefix, with requests_per_minute 3: XDP counts its requests
+     * (nexus_limits.bpf.h) and the data plane takes XDP's decision, so the fourth and fifth requests
+     * of the minute are refused 429 with Retry-After, counted and refused in the kernel.
+     */
+    @Test
+    @Order(12)
+    void aPrefixTenantsRequestsPerMinuteIsCountedInTheKernel() throws Exception {
+        String prefix = veth.peerAddress.getHostAddress() + "/32";
+        assertEquals(201, control.send("PUT", "/tenants/e2e-limits", new JsonObject().put("prefix", prefix).put("floor", "nano"))
+                .status());
+        try {
+            ControlClient.Response limits = control.send("PUT", "/tenants/e2e-limits/limits",
+                    new JsonObject().put("requests_per_minute", 3));
+            assertTrue(limits.status() / 100 == 2, limits.body());
+            // The router writes the kernel's tenant_limits within a second of the change.
+            ControlClient.awaitCondition("the prefix in the kernel's tenant_limits", () -> !Processes.ok("bpftool", "-j",
+                    "map", "dump", "pinned", pinDir.resolve("tenant_limits").toString()).trim().equals("[]"));
+            List<String> heads = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                heads.add(Processes.ok("ip", "netns", "exec", veth.namespace, "curl", "-s", "-o", "/dev/null", "-D", "-",
+                        "--max-time", "30", "-H", "content-type: application/json", "--data-binary", NANO.body(),
+                        "http://" + veth.hostAddress.getHostAddress() + ":" + port + NANO.path()).toLowerCase());
+            }
+            for (int i = 0; i < 5; i++) {
+                String head = heads.get(i);
+                assertTrue(head.startsWith(i < 3 ? "http/1.1 200" : "http/1.1 429"), "request " + (i + 1) + ":\n" + head);
+                assertTrue(head.contains("x-nx-limit-source: kernel"), "XDP counted request " + (i + 1) + ":\n" + head);
+                assertTrue(head.contains("x-ratelimit-limit-requests: 3"), head);
+                if (i >= 3) {
+                    assertTrue(head.contains("retry-after: "), head);
+                }
+            }
+        } finally {
+            assertEquals(204, control.send("DELETE", "/tenants/e2e-limits", new JsonObject()).status());
+        }
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.nexuscore.kernel.VethNetns;
 import io.nexuscore.config.RouterConfig;
 import io.nexuscore.testing.Corpus;
 import io.nexuscore.testing.FreePort;
+import io.nexuscore.testing.GoClients;
 import io.nexuscore.testing.Sdks;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -31,8 +32,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * prompts as chat requests to a router in kernel mode, over loopback (from this namespace) and
  * over a veth pair with a 1500-byte MTU (from its namespace, so long bodies span segments), and
  * every answer must say {@code X-NX-Route-Source: kernel}. The clients write requests differently:
- * the OpenAI Python SDK (httpx), urllib and the JDK HttpClient write the head and then the body;
- * Node's fetch, the openai npm SDK (fetch) and curl write a small request in one segment.
+ * the OpenAI Python SDK (httpx), {@code requests} (urllib3) and the JDK HttpClient write the head and
+ * then the body; urllib, Node's fetch, the openai npm SDK (fetch) and curl write a small request in
+ * one segment; Go's net/http writes head and body through a 4 KB buffer, so a small request goes in
+ * one write and a long body continues in the next ({@code src/test/go/chatclient}, built by
+ * {@link GoClients}).
  */
 class RealClientVerdictsTest {
 
@@ -96,7 +100,7 @@ class RealClientVerdictsTest {
     static List<Arguments> clients() {
         List<Arguments> all = new ArrayList<>();
         for (String path : List.of("loopback", "veth")) {
-            for (String client : List.of("openai-python", "urllib", "jdk", "node-fetch", "openai-node", "curl")) {
+            for (String client : List.of("openai-python", "urllib", "requests", "jdk", "node-fetch", "openai-node", "curl", "go")) {
                 all.add(Arguments.of(client, path));
             }
         }
@@ -112,11 +116,13 @@ class RealClientVerdictsTest {
         Sdks.Result result = switch (client) {
             case "openai-python" -> Sdks.python(OPENAI_PYTHON, env, wrapper);
             case "urllib" -> Sdks.python(URLLIB, env, wrapper);
+            case "requests" -> Sdks.python(REQUESTS, env, wrapper);
             case "node-fetch" -> Sdks.node(NODE_FETCH, env, wrapper);
             case "openai-node" -> Sdks.node(OPENAI_NODE, env, wrapper);
             case "jdk" -> Sdks.run(concat(wrapper, List.of(javaLauncher(), work.resolve("JdkClient.java").toString())),
                     env, Sdks.SCRIPT_TIMEOUT);
             case "curl" -> Sdks.run(concat(wrapper, List.of("bash", "-c", CURL)), env, Sdks.SCRIPT_TIMEOUT);
+            case "go" -> Sdks.run(concat(wrapper, List.of(GoClients.chatClient().toString())), env, Sdks.SCRIPT_TIMEOUT);
             default -> throw new IllegalArgumentException(client);
         };
         assertTrue(result.ok(), result.describe());
@@ -162,6 +168,18 @@ class RealClientVerdictsTest {
                 with urllib.request.urlopen(request, timeout=30) as answer:
                     answer.read()
                     print(answer.headers["x-nx-route-source"], answer.headers["x-nx-tier"], flush=True)
+            """;
+
+    /** requests as people use it: a Session (keep-alive) and json=, which urllib3 sends after the head. */
+    private static final String REQUESTS = """
+            import json, os, requests
+            session = requests.Session()
+            for prompt in json.load(open(os.environ["PROMPTS"])):
+                answer = session.post(os.environ["BASE_URL"] + "/chat/completions", timeout=30,
+                                      json={"model": "nexus", "max_tokens": 16,
+                                            "messages": [{"role": "user", "content": prompt}]})
+                answer.raise_for_status()
+                print(answer.headers.get("x-nx-route-source"), answer.headers.get("x-nx-tier"), flush=True)
             """;
 
     private static final String NODE_FETCH = """

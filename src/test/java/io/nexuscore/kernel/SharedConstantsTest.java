@@ -65,6 +65,12 @@ class SharedConstantsTest {
         java.put("TOKEN_GAIN_ONE", (long) io.nexuscore.classify.TokenGain.ONE_Q10);
         java.put("TOKEN_GAIN_MAX", (long) io.nexuscore.classify.TokenGain.MAX_Q10);
         java.put("VERDICT_F_BLIND", (long) SharedStructs.VERDICT_F_BLIND);
+        java.put("VERDICT_F_COUNTED", (long) SharedStructs.VERDICT_F_COUNTED);
+        java.put("VERDICT_F_OVER_REQUESTS", (long) SharedStructs.VERDICT_F_OVER_REQUESTS);
+        java.put("VERDICT_F_OVER_TOKENS", (long) SharedStructs.VERDICT_F_OVER_TOKENS);
+        java.put("VERDICT_F_OVER_FOR_GOOD", (long) SharedStructs.VERDICT_F_OVER_FOR_GOOD);
+        java.put("TENANT_LIMIT_SLOTS", (long) SharedStructs.TENANT_LIMIT_SLOTS);
+        java.put("LIMIT_WINDOW_NS", SharedStructs.LIMIT_WINDOW_NS);
         java.put("KEYWORD_SCAN_BYTES", (long) PromptEstimate.KEYWORD_SCAN_BYTES);
         java.put("TRAILER_ALLOWANCE", (long) PromptEstimate.TRAILER_ALLOWANCE);
         java.put("ENVELOPE_GUESS", (long) PromptEstimate.ENVELOPE_GUESS);

@@ -15,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The official client SDKs (the {@code openai} and {@code @anthropic-ai/sdk} npm packages, the Python
- * {@code openai} and {@code anthropic} packages) as real clients of a router in tests.
+ * {@code openai} and {@code anthropic} packages, and Python's {@code requests}) as real clients of a
+ * router in tests.
  * {@code scripts/install-sdks.sh} installs them into {@code target/sdks} once per JVM (a no-op when
  * present, so runs after the first need no network); a script given as text then runs under a
  * timeout with the environment it is handed (base URL, API key). Without node or python3, or when the

@@ -32,6 +32,11 @@ public final class SharedStructs {
             "check", 0, "score", 4, "tier", 5, "flags", 6, "heads", 7);
     /** VERDICT_F_BLIND in nexus_shared.h. */
     public static final int VERDICT_F_BLIND = 0x01;
+    /** VERDICT_F_COUNTED, VERDICT_F_OVER_* in nexus_shared.h: XDP's tenant-limit decision. */
+    public static final int VERDICT_F_COUNTED = 0x02;
+    public static final int VERDICT_F_OVER_REQUESTS = 0x04;
+    public static final int VERDICT_F_OVER_TOKENS = 0x08;
+    public static final int VERDICT_F_OVER_FOR_GOOD = 0x10;
     public static final StructLayout VERDICT_SLOT = StructLayout.of("verdict_slot", 24,
             "seq", 0, "key", 4, "verdict", 16);
     public static final StructLayout VERDICT_SLOT6 = StructLayout.of("verdict_slot6", 48,
@@ -65,9 +70,19 @@ public final class SharedStructs {
             "last_samples", 44, "last", 56, "good_periods", 80, "pad", 84, "calibrations", 88,
             "last_calibration", 96);
 
+    public static final StructLayout TENANT_LIMIT = StructLayout.of("tenant_limit", 32,
+            "slot", 0, "requests_per_minute", 4, "tokens_per_minute", 8, "tokens_whole", 16, "output_tokens", 24,
+            "pad", 28);
+    public static final StructLayout TENANT_WINDOW = StructLayout.of("tenant_window", 32,
+            "requests_start", 0, "requests", 8, "tokens_start", 16, "tokens", 24);
+    /** TENANT_LIMIT_SLOTS and LIMIT_WINDOW_NS in nexus_shared.h. */
+    public static final int TENANT_LIMIT_SLOTS = 1024;
+    public static final long LIMIT_WINDOW_NS = 60_000_000_000L;
+
     public static final List<StructLayout> ALL = List.of(FLOW_KEY, FLOW_KEY6, ROUTING_DECISION,
             VERDICT_SLOT, VERDICT_SLOT6, SCORE_THRESHOLDS, TENANT_KEY, TENANT_FLOOR, LOAD_SETTINGS, TOKEN_MODEL,
-            LATENCY_EVENT, ADAPTIVE_SETTINGS, RECALIBRATION_EVENT, CALIBRATION_EVENT, ADAPTIVE_STATS);
+            LATENCY_EVENT, ADAPTIVE_SETTINGS, RECALIBRATION_EVENT, CALIBRATION_EVENT, ADAPTIVE_STATS,
+            TENANT_LIMIT, TENANT_WINDOW);
 
     /** VERDICT_SLOTS, VERDICT_SLOTS6 and SLOT_HASH_MULT in nexus_shared.h (checked against the maps at open). */
     public static final int VERDICT_SLOTS = 1 << 20;
@@ -194,8 +209,11 @@ public final class SharedStructs {
     /** The verdict of a routing_decision word, without its head count; the word must name a tier. */
     static KernelVerdict decodeVerdict(long word) {
         return new KernelVerdict(byteAt(word, SCORE_AT), Tier.fromWire(byteAt(word, TIER_AT)), (int) (word >>> (8 * CHECK_AT)),
-                (byteAt(word, FLAGS_AT) & VERDICT_F_BLIND) != 0);
+                (byteAt(word, FLAGS_AT) & VERDICT_F_BLIND) != 0, byteAt(word, FLAGS_AT) & LIMIT_FLAGS);
     }
+
+    private static final int LIMIT_FLAGS = VERDICT_F_COUNTED | VERDICT_F_OVER_REQUESTS | VERDICT_F_OVER_TOKENS
+            | VERDICT_F_OVER_FOR_GOOD;
 
     private static int byteAt(long word, int offset) {
         return (int) (word >>> (8 * offset)) & 0xff;

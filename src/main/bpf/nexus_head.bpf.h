@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Included by nexus_classify.bpf.c: the per-CPU head buffer and scan state (head_scratch), the
+ * word helpers every scan uses (load64, has_byte), and phases 1 and 2 of a request head: the
+ * request line (hash, keywords) and the header scan (end of head, Content-Length); read_head.
+ */
+#ifndef NEXUS_HEAD_BPF_H_
+#define NEXUS_HEAD_BPF_H_
+
+#define FNV_OFFSET 0x811c9dc5u
+#define FNV_PRIME 0x01000193u
+
+/* Keywords as the rolling window holds them: three lower-cased bytes, oldest highest. */
+#define KW_SUM 0x73756du
+#define KW_REF 0x726566u
+#define KW_GEN 0x67656eu
+#define KW_ANA 0x616e61u
+
+/* "content-length:" as two little-endian words, so no string lands in .rodata. */
+#define CL_NAME_LEN 15
+#define CL_NAME_LO 0x2d746e65746e6f63ull /* "content-" */
+#define CL_NAME_HI 0x003a6874676e656cull /* "length:"  */
+
+/* What one segment's scan decides: read_head or read_pending_body fill it, score_body scores it. */
+struct verdict {
+	__u64 body_len;
+	__u32 check;   /* verdict_check(request-line hash, body_len) */
+	__u8 score;
+	__u8 tier;
+	__u8 flags;    /* VERDICT_F_* */
+	__u8 awaits;   /* 1: a head without body bytes whose Content-Length body follows (pending_bodies) */
+	__u32 line_keywords; /* KW_BIT_* of the request line */
+	__u32 body_from;     /* the body's first byte in the scratch buffer */
+	__u32 prompt_tokens; /* score_body: the prompt's tokens at unit gain, rounded (tenant limits' charge) */
+};
+
+enum { CL_NONE, CL_VALUE, CL_DIGITS };
+enum { KW_BIT_SUM = 1, KW_BIT_REF = 2, KW_BIT_GEN = 4, KW_BIT_ANA = 8 };
+
+/* Character classes of the prompt scan. */
+enum { CLS_LETTER, CLS_DIGIT, CLS_BLANK, CLS_BREAK, CLS_PUNCT };
+
+/* Bytes scanned per bpf_loop iteration: state stays in registers within a chunk. */
+#define CHUNK 8
+#define ONES 0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+#define LOWER 0x2020202020202020ull
+
+/*
+ * Scan state. It lives in the per-CPU scratch map value, not on the stack: the verifier tracks
+ * constants held on the stack exactly, and every combination (keyword bits x header state x ...)
+ * became a state of its own when it verified the bpf_loop callback (210k insns); values loaded
+ * from a map are unknown scalars, so each callback verifies once (~1k insns in all).
+ */
+struct scan_state {
+	__u64 cl_value;
+	__u32 len;        /* bytes of the head in bytes[] */
+	__u32 line_end;   /* index of the first CR or LF; len when there is none */
+	__u32 hash;       /* FNV-1a over the first REQUEST_LINE_MAX bytes of the request line */
+	__u32 window;     /* last three request-line bytes, lower-cased */
+	__u32 keywords;   /* KW_BIT_* */
+	__u32 head_end;   /* index just past "\r\n\r\n"; 0 while not seen */
+	__u32 cl_state;   /* CL_*: inside a Content-Length value */
+	__u32 value_from; /* index where that value starts (after the header name) */
+	__u32 cl_found;
+	/* Phase 3 and 4: the prompt string in the body (PromptEstimate's javadoc has the rules). */
+	__u32 prompt_from;   /* index just past the first prompt string's opening quote; 0 = none found */
+	__u32 flat;          /* 1: the first prompt string is a "prompt" or "input" key's (a top-level string) */
+	__u32 key_pos;       /* where the search for the next prompt key goes on */
+	__u32 key_end;       /* index just past the key it found; 0 = none */
+	__u32 keys;          /* prompt keys done (PROMPT_STRINGS at most) */
+	__u32 in_string;     /* 1 while scanning a prompt string, 0 while looking for a key */
+	__u32 string_end;    /* index of the closing quote of the string being scanned; 0 while not seen */
+	__u32 scan_end;      /* index just past the last string scanned, or len when one ran into it */
+	__u32 raw;           /* bytes scanned */
+	__u32 escape;        /* ESCAPE_STARTED after a '\\'; 4..1: hex digits of "\\u" to come */
+	__u32 hex_a;         /* the first two of those */
+	__u32 hex_b;
+	__u32 lead;          /* lead byte of a 3-byte character whose second byte comes next; 0 otherwise */
+	__u32 kw_window;     /* last three prompt bytes, lower-cased (keyword scan) */
+	__u32 prev;          /* class (CLS_*) of the last character, and of the one before */
+	__u32 prev2;
+	/* features (PromptEstimate.Features) */
+	__u32 words;
+	__u32 second_blanks;
+	__u32 punct_runs;
+	__u32 digit_runs;
+	__u32 letters;
+	__u32 chars_q10; /* block weights of the non-ASCII characters seen (token_block_q10) */
+	__u32 pos; /* phase 4: index of the next prompt byte to scan */
+};
+
+/*
+ * Copy of the head being scored, plus slack so that 8-byte look-aheads at any index below
+ * HEAD_WINDOW stay inside the value; and the scan state. Scratch, per CPU, not pinned.
+ */
+struct head_buf {
+	__u8 bytes[HEAD_WINDOW + 16];
+	struct scan_state scan;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct head_buf);
+} head_scratch SEC(".maps");
+
+/* bpf_loop's context must be on the stack: it only carries the scratch pointer. */
+struct scan_ctx {
+	struct head_buf *hb;
+};
+
+#define AT(hb, index) ((hb)->bytes[(index) & (HEAD_WINDOW - 1)])
+
+/*
+ * Eight bytes at any index as one 64-bit load. clang splits a load from a byte array into eight
+ * byte loads and fourteen shifts and ors (the BPF target assumes no unaligned access), the
+ * costliest part of a word-at-a-time scan; the instruction written out is one load. Unaligned
+ * map value access is allowed on x86-64 (no BPF_F_STRICT_ALIGNMENT) and costs the JIT's load nothing.
+ */
+static __always_inline __u64 load64(const struct head_buf *hb, __u32 index)
+{
+	const __u8 *p = &hb->bytes[index & (HEAD_WINDOW - 1)];
+	__u64 word;
+
+	asm volatile("%0 = *(u64 *)(%1 + 0)" : "=r"(word) : "r"(p));
+	return word;
+}
+
+/* True when some byte of word equals b (exact: the classic has-zero-byte test). */
+static __always_inline bool has_byte(__u64 word, __u8 b)
+{
+	__u64 x = word ^ (ONES * b);
+	return ((x - ONES) & ~x & HIGHS) != 0;
+}
+
+/* Per byte, bit 7 set where the byte equals b (exact, no false positives). */
+static __always_inline __u64 eq_mask(__u64 word, __u8 b)
+{
+	__u64 x = word ^ (ONES * b);
+	return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
+}
+
+/* The lane (0..7) of the lowest bit-7 flag of a lane mask (one multiply: no count-trailing-zeros in BPF v3). */
+static __always_inline __u32 lowest_lane(__u64 mask)
+{
+	__u64 bit = mask & -mask; /* 1 << (8 * lane + 7) */
+
+	return ((bit >> 7) * 0x0001020304050607ull) >> 56;
+}
+
+#define SCAN_LINE_BYTE(c)                                                   \
+	do {                                                                \
+		hash = (hash ^ (c)) * FNV_PRIME;                            \
+		window = ((window << 8) | ((c) | 0x20)) & 0xffffff;         \
+		if (window == KW_SUM)                                       \
+			keywords |= KW_BIT_SUM;                             \
+		else if (window == KW_REF)                                  \
+			keywords |= KW_BIT_REF;                             \
+		else if (window == KW_GEN)                                  \
+			keywords |= KW_BIT_GEN;                             \
+		else if (window == KW_ANA)                                  \
+			keywords |= KW_BIT_ANA;                             \
+	} while (0)
+
+/* Phase 1, chunk k: the request line (hash and keywords), up to the first CR or LF. */
+static long scan_line(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 base = ((__u32)k * CHUNK) & (HEAD_WINDOW - 1);
+	__u32 len = s->len;
+	__u32 hash = s->hash;
+	__u32 window = s->window;
+	__u32 keywords = s->keywords;
+	long stop = 0;
+
+	/* Fast path: a whole chunk inside the window and the hashed prefix, with no CR or LF. */
+	__u64 word = load64(hb, base);
+	if (base + CHUNK <= len && base + CHUNK <= REQUEST_LINE_MAX &&
+	    !has_byte(word, '\r') && !has_byte(word, '\n')) {
+#pragma unroll
+		for (__u32 j = 0; j < CHUNK; j++) {
+			__u8 c = word >> (j * 8);
+			SCAN_LINE_BYTE(c);
+		}
+		goto out;
+	}
+
+#pragma unroll
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 i = base + j;
+		if (i >= len) {
+			stop = 1;
+			break;
+		}
+		__u8 c = hb->bytes[i & (HEAD_WINDOW - 1)];
+		if (c == '\r' || c == '\n') {
+			s->line_end = i;
+			stop = 1;
+			break;
+		}
+		if (i < REQUEST_LINE_MAX) /* the line starts at 0: i is its length so far */
+			SCAN_LINE_BYTE(c);
+	}
+out:
+	s->hash = hash;
+	s->window = window;
+	s->keywords = keywords;
+	return stop;
+}
+
+/* Phase 2 covers HEADER_WORDS words of 8 bytes per bpf_loop iteration. */
+#define HEADER_WORDS 4
+#define HEADER_STRIDE (HEADER_WORDS * CHUNK)
+
+/*
+ * Phase 2, one word: per LF, the end of the head ("\r\n\r\n") and a Content-Length header
+ * starting the next line; digits of that header's value. 1 = stop scanning (at the end of the head:
+ * the prompt scan needs it, so a Content-Length does not stop the scan).
+ */
+__noinline long scan_header_word(struct head_buf *hb, __u32 base)
+{
+	/* A global function: verified once on its own, not once per call site. */
+	if (!hb)
+		return 1;
+	struct scan_state *s = &hb->scan;
+	__u32 len = s->len;
+
+	base &= HEAD_WINDOW - 1;
+#pragma unroll
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 i = base + j;
+		if (i >= len)
+			return 1;
+		__u8 c = AT(hb, i);
+
+		if (s->cl_state != CL_NONE && i >= s->value_from) {
+			if (c >= '0' && c <= '9') {
+				__u64 v = s->cl_state == CL_DIGITS ? s->cl_value * 10 + (c - '0') : c - '0';
+				s->cl_value = v > CONTENT_LENGTH_MAX ? CONTENT_LENGTH_MAX : v;
+				s->cl_state = CL_DIGITS;
+			} else if (s->cl_state == CL_DIGITS) {
+				s->cl_found = 1; /* the first complete Content-Length decides */
+				s->cl_state = CL_NONE;
+			} else if (c != ' ' && c != '\t') {
+				s->cl_state = CL_NONE; /* no digits: the header is ignored */
+			}
+		}
+		if (c != '\n')
+			continue;
+		/* LF at i: "\r\n\r\n" is CR, this LF, CR, LF */
+		if (i + 2 < len && AT(hb, i - 1) == '\r' && AT(hb, i + 1) == '\r' && AT(hb, i + 2) == '\n') {
+			s->head_end = i + 3;
+			return 1;
+		}
+		if (s->cl_state == CL_NONE && !s->cl_found && i + CL_NAME_LEN < len &&
+		    (load64(hb, i + 1) | LOWER) == CL_NAME_LO &&
+		    ((load64(hb, i + 9) | LOWER) & 0x00ffffffffffffffull) == CL_NAME_HI) {
+			s->cl_state = CL_VALUE;
+			s->value_from = i + 1 + CL_NAME_LEN;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Phase 2, one word with an LF, outside a Content-Length value: scan_header_word's LF rules, at the
+ * LFs only (taken lowest lane first) instead of at every byte. A Content-Length name found leaves
+ * the rest of the word to its name ("content-length:" holds no LF), and the value, which starts
+ * past this word, to scan_header_word. 1 = stop (the end of the head).
+ */
+static __always_inline long scan_header_lfs(struct head_buf *hb, struct scan_state *s, __u64 word, __u32 base,
+					    __u32 len)
+{
+	__u64 lfs = eq_mask(word, '\n');
+
+	if (base + CHUNK > len) /* bytes at len and past it are stale */
+		lfs &= (1ull << ((len - base) * 8 & 63)) - 1;
+	for (__u32 n = 0; n < CHUNK; n++) { /* a bounded loop: clang cannot unroll it, the verifier walks it */
+		if (!lfs)
+			return 0;
+		__u32 i = base + lowest_lane(lfs);
+		lfs &= lfs - 1;
+		/* LF at i: "\r\n\r\n" is CR, this LF, CR, LF */
+		if (i + 2 < len && AT(hb, i - 1) == '\r' && AT(hb, i + 1) == '\r' && AT(hb, i + 2) == '\n') {
+			s->head_end = i + 3;
+			return 1;
+		}
+		if (!s->cl_found && i + CL_NAME_LEN < len && (load64(hb, i + 1) | LOWER) == CL_NAME_LO &&
+		    ((load64(hb, i + 9) | LOWER) & 0x00ffffffffffffffull) == CL_NAME_HI) {
+			s->cl_state = CL_VALUE;
+			s->value_from = i + 1 + CL_NAME_LEN;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Phase 2, stride k from the end of the request line: words without an LF, outside a value, are
+ * skipped; words with one, outside a value, go LF by LF (scan_header_lfs); a value byte by byte.
+ */
+static long scan_headers(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 start = s->line_end + (__u32)k * HEADER_STRIDE;
+	__u32 len = s->len;
+
+#pragma unroll
+	for (__u32 w = 0; w < HEADER_WORDS; w++) {
+		__u32 base = (start + w * CHUNK) & (HEAD_WINDOW - 1);
+		if (start + w * CHUNK >= len)
+			return 1;
+		if (s->cl_state != CL_NONE) {
+			if (scan_header_word(hb, base))
+				return 1;
+			continue;
+		}
+		__u64 word = load64(hb, base);
+		if (has_byte(word, '\n') && scan_header_lfs(hb, s, word, base, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* 3 to 7 upper-case letters then a space: the start of a request head. */
+static __always_inline bool starts_request(const __u8 *b, __u32 len)
+{
+#pragma unroll
+	for (__u32 i = 0; i < 8; i++) {
+		if (i >= len)
+			return false;
+		if (b[i] == ' ')
+			return i >= 3;
+		if (b[i] < 'A' || b[i] > 'Z')
+			return false;
+	}
+	return false;
+}
+
+/* A fresh scan state over len bytes in the buffer. */
+static __always_inline struct scan_state *start_scan(struct head_buf *hb, __u32 len)
+{
+	struct scan_state *s = &hb->scan;
+
+	__builtin_memset(s, 0, sizeof(*s));
+	s->prev = CLS_BREAK; /* the first character starts its run */
+	s->prev2 = CLS_BREAK;
+	s->len = len;
+	s->line_end = len;
+	s->hash = FNV_OFFSET;
+	return s;
+}
+
+/*
+ * Read the request head that starts this segment's payload (score_body scores its body); -1 when
+ * it does not start one.
+ * The rules (RequestHeadParser's javadoc states the same, and ParityTest holds them equal):
+ *   window          the first HEAD_WINDOW payload bytes; nothing after them is read
+ *   request head    3 to 7 bytes 'A'..'Z' then a space (a method token); at least 4 bytes
+ *   request line    bytes before the first CR or LF (the whole window when there is none);
+ *                   hash and keyword scan over its first REQUEST_LINE_MAX bytes
+ *   Content-Length  a line starting right after an LF with "content-length:" (byte | 0x20),
+ *                   optional spaces/tabs, decimal digits ended by a non-digit; first one wins;
+ *                   no digits, or digits running to the window's end: ignored; saturates at 2^40
+ *   end of head     the first "\r\n\r\n"
+ *   body length     Content-Length, else payload bytes after the end of head in this segment
+ *                   (payload length from the IPv4 header), else 0
+ *   prompt          the body's first BODY_WINDOW bytes in the window (score_body)
+ * A head that ends its segment and announces a body by Content-Length awaits that body: its
+ * verdict is stored blind, and the flow's next segment is scored by read_pending_body.
+ * method_seen: the caller has already found the method token on the packet itself.
+ */
+static __always_inline int read_head(void *ctx, bool xdp, const struct tcp_facts *f, struct head_buf *hb,
+				     struct verdict *v, bool method_seen)
+{
+	__u32 len = f->payload_len;
+	if (len > HEAD_WINDOW)
+		len = HEAD_WINDOW;
+	if (len < 4)
+		return -1;
+	if (load_bytes(ctx, xdp, f->payload_off, hb->bytes, len) < 0)
+		return -1;
+	if (!method_seen && !starts_request(hb->bytes, len))
+		return -1;
+
+	struct scan_state *s = start_scan(hb, len);
+	struct scan_ctx sc = { .hb = hb };
+	bpf_loop((len + CHUNK - 1) / CHUNK, scan_line, &sc, 0);
+	__u32 line_end = s->line_end;
+	if (line_end < len)
+		bpf_loop((len - line_end + HEADER_STRIDE - 1) / HEADER_STRIDE, scan_headers, &sc, 0);
+
+	__u64 body_len = 0;
+	if (s->cl_found)
+		body_len = s->cl_value;
+	else if (s->head_end)
+		body_len = f->payload_len - s->head_end;
+
+	__u32 head_end = s->head_end;
+	v->awaits = s->cl_found && body_len > 0 && head_end && head_end == f->payload_len;
+	v->line_keywords = s->keywords;
+	v->body_from = head_end ? head_end : len; /* no end of head in the window: no body to scan */
+	v->body_len = body_len;
+	v->check = verdict_check(s->hash, body_len);
+	return 0;
+}
+
+#endif /* NEXUS_HEAD_BPF_H_ */

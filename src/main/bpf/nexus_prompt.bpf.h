@@ -1,0 +1,528 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Included by nexus_classify.bpf.c: phases 3 and 4 over the body window: the prompt keys
+ * (find_key_*), the prompt strings (scan_string_step: the SWAR fast path and the byte path) and
+ * the features they count (PromptEstimate.Features in Java); scan_body drives both phases.
+ */
+#ifndef NEXUS_PROMPT_BPF_H_
+#define NEXUS_PROMPT_BPF_H_
+
+/* Prompt keys as little-endian words: "\"prompt\"", "\"content" (then one more '"') and "\"text\"". */
+#define PROMPT_KEY 0x2274706d6f727022ull  /* "prompt"  with both quotes */
+#define CONTENT_KEY 0x746e65746e6f6322ull /* "content  with the opening quote */
+#define TEXT_KEY 0x0000227478657422ull    /* "text" with both quotes, in the low six bytes */
+#define TEXT_KEY_MASK 0x0000ffffffffffffull
+/* The Responses API's and the Messages API's prompt keys (dataplane/apis flattens the same strings). */
+#define INPUT_KEY 0x00227475706e6922ull   /* "input" with both quotes, in the low seven bytes */
+#define INPUT_KEY_MASK 0x00ffffffffffffffull
+#define SYSTEM_KEY 0x226d657473797322ull  /* "system" with both quotes */
+#define INSTRUC_KEY 0x63757274736e6922ull /* "instruc: the first eight bytes of "instructions" */
+#define TIONS_KEY 0x000022736e6f6974ull   /* tions" : its last six */
+
+/* scan_state.escape right after a '\\' (then 4 more for "\\uXXXX", else none). */
+#define ESCAPE_STARTED 5
+
+/* Phase 3 looks at KEY_WORDS words of 8 bytes per bpf_loop iteration (a callback costs ~10 ns). */
+#define KEY_WORDS 4
+#define KEY_STRIDE (KEY_WORDS * CHUNK)
+
+/*
+ * Phase 3, one word (at base) with a '"': a key starting at one of its quotes sets key_end; 1 = stop
+ * (a key, or a quote position i with i + 8 > len reached: no key fits there). The quotes are taken
+ * lowest lane first (lowest_lane), not byte by byte.
+ */
+static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_state *s, __u64 word, __u32 base,
+					     __u32 len)
+{
+	__u64 quotes = eq_mask(word, '"');
+	bool limit = base + CHUNK + 7 > len; /* the word holds positions where no key fits */
+
+	if (limit) /* keep the lanes j with base + j + 8 <= len (none when base + 8 > len) */
+		quotes &= base + 8 <= len ? (1ull << ((len - base - 7) * 8 & 63)) - 1 : 0;
+	for (__u32 n = 0; n < CHUNK; n++) { /* a bounded loop: clang cannot unroll it, the verifier walks it */
+		if (!quotes)
+			break;
+		__u32 i = base + lowest_lane(quotes);
+		quotes &= quotes - 1;
+		__u64 at = load64(hb, i);
+		if (at == PROMPT_KEY) {
+			s->key_end = i + 8;
+			return 1;
+		}
+		if (at == CONTENT_KEY && i + 9 <= len && AT(hb, i + 8) == '"') {
+			s->key_end = i + 9;
+			return 1;
+		}
+		if ((at & TEXT_KEY_MASK) == TEXT_KEY) { /* a content part's text */
+			s->key_end = i + 6;
+			return 1;
+		}
+		if (at == SYSTEM_KEY) {
+			s->key_end = i + 8;
+			return 1;
+		}
+		if ((at & INPUT_KEY_MASK) == INPUT_KEY) {
+			s->key_end = i + 7;
+			return 1;
+		}
+		if (at == INSTRUC_KEY && i + 14 <= len && (load64(hb, i + 8) & TEXT_KEY_MASK) == TIONS_KEY) {
+			s->key_end = i + 14;
+			return 1;
+		}
+	}
+	return limit;
+}
+
+/*
+ * Phase 3, one stride from start: the next prompt key, "prompt", "content", "text", "system",
+ * "input" or "instructions" (quotes included), wholly inside the window. Sets key_end to the index just past the key; 1 = stop (a
+ * key, or the window's end). Words without a '"' are skipped (bytes past len in such a load are
+ * stale, but a key needs i + 8 <= len).
+ */
+static __always_inline long find_key_in_stride(struct head_buf *hb, struct scan_state *s, __u32 start, __u32 len)
+{
+#pragma unroll
+	for (__u32 w = 0; w < KEY_WORDS; w++) {
+		__u32 base = start + w * CHUNK;
+		if (base >= len)
+			return 1;
+		__u64 word = load64(hb, base);
+		if (has_byte(word, '"') && find_key_in_word(hb, s, word, base, len))
+			return 1;
+	}
+	return 0;
+}
+
+static __always_inline bool is_json_space(__u8 c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/*
+ * From just past the key: blanks, ':', blanks, '"'. Returns the index just past that quote, or 0
+ * when the value is not a string opening within PROMPT_COLON_MAX bytes (content parts, null, ...).
+ */
+static __always_inline __u32 prompt_string_start(const struct head_buf *hb, __u32 from, __u32 len)
+{
+	bool colon = false;
+
+#pragma unroll
+	for (__u32 j = 0; j < PROMPT_COLON_MAX; j++) {
+		__u32 i = from + j;
+		if (i >= len)
+			return 0;
+		__u8 c = AT(hb, i);
+		if (is_json_space(c))
+			continue;
+		if (c == ':' && !colon) {
+			colon = true;
+			continue;
+		}
+		return colon && c == '"' ? i + 1 : 0;
+	}
+	return 0;
+}
+
+/* Per byte of a word, bit 7 set where the byte is in [lo, hi] (7-bit bytes only: mask the result). */
+static __always_inline __u64 in_range(__u64 low7, __u8 lo, __u8 hi)
+{
+	return (low7 + ONES * (0x80 - lo)) & ~(low7 + ONES * (0x80 - hi - 1)) & HIGHS;
+}
+
+/*
+ * Hides a value from clang's pattern matching: without it clang turns the branch-free forms below
+ * back into comparisons, which the BPF target can only emit as branches (no setcc), and every
+ * branch is one more path for the verifier to walk and one more jump at run time.
+ */
+#define OPAQUE(x) asm volatile("" : "+r"(x))
+
+/* 1 when m is not zero, without a branch. */
+static __always_inline __u64 nonzero(__u64 m)
+{
+	__u64 neg = -m;
+
+	OPAQUE(neg);
+	return (m | neg) >> 63;
+}
+
+/* 0x80 when cls is the class whose one-hot bit is set in onehot (1 << class), else 0; no branch. */
+static __always_inline __u64 carry_of(__u64 onehot, __u32 cls)
+{
+	return ((onehot >> cls) & 1) << 7;
+}
+
+/* The class of byte j of a word from the class masks (blank, digit, letter; else punctuation). */
+static __always_inline __u32 class_at(__u64 letters, __u64 digits, __u64 blanks, __u32 j)
+{
+	__u64 bit = 0x80ull << (j * 8);
+
+	return letters & bit ? CLS_LETTER : digits & bit ? CLS_DIGIT : blanks & bit ? CLS_BLANK : CLS_PUNCT;
+}
+
+/* One character of class cls after the ones in s->prev, s->prev2 (PromptEstimate.Features.unit). */
+static __always_inline void count_unit(struct scan_state *s, __u32 cls)
+{
+	if (cls == CLS_LETTER) {
+		s->letters++;
+		if (s->prev != CLS_LETTER)
+			s->words++;
+	} else if (cls == CLS_DIGIT) {
+		if (s->prev != CLS_DIGIT)
+			s->digit_runs++;
+	} else if (cls == CLS_PUNCT) {
+		if (s->prev != CLS_PUNCT)
+			s->punct_runs++;
+	} else if (cls == CLS_BLANK) {
+		if (s->prev == CLS_BLANK && s->prev2 != CLS_BLANK)
+			s->second_blanks++;
+	}
+	s->prev2 = s->prev;
+	s->prev = cls;
+}
+
+/* A token_block_q10 weight; the mask only shows the verifier what every caller already bounds. */
+static __always_inline __u32 block_q10(__u32 block)
+{
+	return block < TOKEN_BLOCKS ? token_block_q10[block & 0x7ff] : 0;
+}
+
+/* A hex digit's value, anything else 0 (PromptEstimate.Features.hexValue). */
+static __always_inline __u32 hex_value(__u32 c)
+{
+	__u32 lower = c | 0x20;
+
+	return c >= '0' && c <= '9' ? c - '0' : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10 : 0;
+}
+
+/*
+ * One raw byte of the prompt string, outside the closing quote (PromptEstimate.Features.add): a
+ * non-ASCII character's block weight comes at its lead byte (2 or 4 bytes) or its second byte (3);
+ * a backslash-u escape's at its third hex digit.
+ */
+static __always_inline void count_byte(struct scan_state *s, __u8 c)
+{
+	__u32 escape = s->escape;
+	__u32 lead = s->lead;
+
+	s->lead = 0;
+	if (escape == ESCAPE_STARTED) {
+		if (c == 'u') {
+			count_unit(s, CLS_LETTER);
+			s->escape = 4;
+		} else {
+			count_unit(s, c == 'n' || c == 'r' ? CLS_BREAK : c == 't' ? CLS_BLANK : CLS_PUNCT);
+			s->escape = 0;
+		}
+	} else if (escape == 4) {
+		s->hex_a = c;
+		s->escape = 3;
+	} else if (escape == 3) {
+		s->hex_b = c;
+		s->letters += s->hex_a == '0' && c >= '0' && c <= '7' ? 1 : 2; /* below U+0800: two UTF-8 bytes */
+		s->escape = 2;
+	} else if (escape == 2) {
+		s->chars_q10 += block_q10(hex_value(s->hex_a) << 6 | hex_value(s->hex_b) << 2 | hex_value(c) >> 2);
+		s->escape = 1;
+	} else if (escape) {
+		s->escape = escape - 1;
+	} else if (c == '\\') {
+		s->escape = ESCAPE_STARTED;
+	} else if (c >= 0x80) {
+		count_unit(s, CLS_LETTER);
+		if (c >= 0xf0)
+			s->chars_q10 += block_q10(TOKEN_BLOCK_SUPPLEMENTARY);
+		else if (c >= 0xe0)
+			s->lead = c;
+		else if (c >= 0xc0)
+			s->chars_q10 += block_q10(c & 0x1f);
+		else if (lead)
+			s->chars_q10 += block_q10((lead & 0x0f) << 6 | (c & 0x3f));
+	} else {
+		__u8 lower = c | 0x20;
+		count_unit(s, lower >= 'a' && lower <= 'z' ? CLS_LETTER :
+			      c >= '0' && c <= '9' ? CLS_DIGIT : c == ' ' ? CLS_BLANK : CLS_PUNCT);
+	}
+}
+
+/* A byte of the keyword window as the fast path compares it: a non-ASCII byte (never a keyword letter) as 0. */
+static __always_inline __u64 ascii_or_zero(__u32 b)
+{
+	b &= 0xff;
+	return b & ((b >> 7) - 1);
+}
+
+/* The two bytes before a word, from the byte scan's keyword window, in lanes 6 and 7 (7: the latest). */
+static __always_inline __u64 window_lanes(__u32 window)
+{
+	return ascii_or_zero(window) << 56 | ascii_or_zero(window >> 8) << 48;
+}
+
+/* Per byte lane of three 7-bit words, bit 7 set where the lane of each equals its letter (k2 k1 k0). */
+static __always_inline __u64 triple_lanes(__u64 back2, __u64 back1, __u64 low, __u8 k2, __u8 k1, __u8 k0)
+{
+	__u64 d = (back2 ^ (ONES * k2)) | (back1 ^ (ONES * k1)) | (low ^ (ONES * k0));
+
+	return ~(d + ONES * 0x7f) & HIGHS; /* 7-bit lanes: d + 0x7f carries into bit 7 unless d is 0 */
+}
+
+/*
+ * The keywords (KW_BIT_*) whose window of three bytes ends in one of the first `lanes` bytes of the
+ * lower-cased fast word low (1..8), given in lanes 6 and 7 of before the two bytes before it (the
+ * previous word's low, or window_lanes of the byte scan's window). Same window as the byte scan: raw
+ * bytes, each or-ed with 0x20. Every lane is 7-bit (ASCII words; the window's other bytes as 0), so
+ * one three-way xor-or and one add per keyword find its lanes; a word without a keyword (nearly
+ * all) costs that and one branch.
+ */
+static __always_inline __u32 word_keywords(__u64 low, __u64 before, __u32 lanes)
+{
+	__u64 back1 = (low << 8) | (before >> 56);  /* byte j: the byte before byte j */
+	__u64 back2 = (low << 16) | (before >> 48); /* byte j: the one before that */
+	__u64 in = lanes >= CHUNK ? HIGHS : HIGHS & ((1ull << (lanes * 8)) - 1);
+	__u64 sum = triple_lanes(back2, back1, low, 's', 'u', 'm') & in;
+	__u64 ref = triple_lanes(back2, back1, low, 'r', 'e', 'f') & in;
+	__u64 gen = triple_lanes(back2, back1, low, 'g', 'e', 'n') & in;
+	__u64 ana = triple_lanes(back2, back1, low, 'a', 'n', 'a') & in;
+
+	if (!(sum | ref | gen | ana))
+		return 0;
+	/* Branch-free (nonzero): the found bits stay an unknown value for the verifier, not 16 states. */
+	return KW_BIT_SUM * nonzero(sum) | KW_BIT_REF * nonzero(ref) | KW_BIT_GEN * nonzero(gen) |
+	       KW_BIT_ANA * nonzero(ana);
+}
+
+/* The keyword window after a whole word: its last three bytes, lower-cased, the latest lowest. */
+static __always_inline __u32 word_window(__u64 word)
+{
+	__u64 low = word | LOWER;
+
+	return (((low >> 40) & 0xff) << 16) | (((low >> 48) & 0xff) << 8) | (low >> 56);
+}
+
+/*
+ * Phase 4's fast path covers up to PROMPT_WORDS words of 8 bytes per bpf_loop iteration. Four
+ * since the keyword match and the carries have no branch per keyword or class (at two and more,
+ * the verifier walked one path per combination of found keywords and passed its 1M-insn limit);
+ * eight measured slower than four (more spills).
+ */
+#define PROMPT_WORDS 4
+
+/*
+ * The features of fast words (ASCII only, no '"', no '\\', no escape pending) as counted in registers: a run
+ * starts where a class bit is set and the previous byte's is not. carry_* hold the previous byte's
+ * class bits (bit 7 of byte 0, ready to or into a mask shifted by one byte); blank2 the one before.
+ * Counts gather as bit-7 flags per byte lane (at most PROMPT_WORDS per lane) and are added up once.
+ */
+struct word_counts {
+	__u64 carry_letter, carry_digit, carry_punct, carry_blank, carry_blank2;
+	__u64 words, digit_runs, punct_runs, second_blanks, letters;
+	__u64 last_letters, last_digits, last_blanks;
+};
+
+/*
+ * One fast word: no byte has bit 7 set (scan_fast_words checked), so no masking of bit 7 before the
+ * range tests, and a byte equals ' ' exactly when (byte ^ ' ') + 0x7f leaves bit 7 clear.
+ */
+static __always_inline void count_word(struct word_counts *c, __u64 word)
+{
+	__u64 letters = in_range(word | LOWER, 'a', 'z');
+	__u64 digits = in_range(word, '0', '9');
+	__u64 blanks = ~((word ^ (ONES * ' ')) + ONES * 0x7f) & HIGHS;
+	__u64 punct = HIGHS ^ (letters | digits | blanks);
+
+	c->words += (letters & ~((letters << 8) | c->carry_letter)) >> 7;
+	c->digit_runs += (digits & ~((digits << 8) | c->carry_digit)) >> 7;
+	c->punct_runs += (punct & ~((punct << 8) | c->carry_punct)) >> 7;
+	c->second_blanks += (blanks & ((blanks << 8) | c->carry_blank) &
+			     ~((blanks << 16) | c->carry_blank2 | (c->carry_blank << 8))) >> 7;
+	c->letters += letters >> 7;
+	c->carry_letter = letters >> 56;
+	c->carry_digit = digits >> 56;
+	c->carry_punct = punct >> 56;
+	c->carry_blank = blanks >> 56;
+	c->carry_blank2 = (blanks >> 48) & 0x80;
+	c->last_letters = letters;
+	c->last_digits = digits;
+	c->last_blanks = blanks;
+}
+
+/* The sum of a lane counter's eight bytes: each holds at most PROMPT_WORDS, so the sum fits the top byte. */
+static __always_inline __u32 lane_sum(__u64 lanes)
+{
+	return (lanes * ONES) >> 56;
+}
+
+/*
+ * Phase 4's fast path from pos: up to PROMPT_WORDS fast words wholly inside the window, their
+ * keywords too while they lie in the first KEYWORD_SCAN_BYTES. Returns the bytes counted (0 when
+ * the word at pos is not a fast one).
+ */
+static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct head_buf *hb, __u32 pos, __u32 len)
+{
+	__u64 prev = 1ull << (s->prev & 7); /* one-hot: the carries below without a branch each */
+	__u64 prev2 = 1ull << (s->prev2 & 7);
+
+	OPAQUE(prev);
+	OPAQUE(prev2);
+	struct word_counts c = {
+		.carry_letter = carry_of(prev, CLS_LETTER),
+		.carry_digit = carry_of(prev, CLS_DIGIT),
+		.carry_punct = carry_of(prev, CLS_PUNCT),
+		.carry_blank = carry_of(prev, CLS_BLANK),
+		.carry_blank2 = carry_of(prev2, CLS_BLANK),
+	};
+	__u32 kw_end = s->prompt_from + KEYWORD_SCAN_BYTES;
+	__u32 window = s->kw_window;
+	__u64 before = window_lanes(window); /* then the last keyword word's low */
+	bool kw_words = false;
+	__u32 keywords = 0;
+	__u32 n = 0;
+
+#pragma unroll
+	for (__u32 w = 0; w < PROMPT_WORDS; w++) {
+		__u32 at = pos + w * CHUNK;
+		if (at + CHUNK > len)
+			break;
+		__u64 word = load64(hb, at);
+		/* Non-ASCII bytes take the byte path: their weight is a table lookup per character. */
+		if ((word & HIGHS) || has_byte(word, '"') || has_byte(word, '\\'))
+			break;
+		count_word(&c, word);
+		if (at < kw_end) {
+			__u64 low = word | LOWER;
+			keywords |= word_keywords(low, before, kw_end - at);
+			before = low;
+			kw_words = true;
+		}
+		n += CHUNK;
+	}
+	if (!n)
+		return 0;
+	s->keywords |= keywords;
+	if (kw_words)
+		s->kw_window = word_window(before);
+	s->words += lane_sum(c.words);
+	s->digit_runs += lane_sum(c.digit_runs);
+	s->punct_runs += lane_sum(c.punct_runs);
+	s->second_blanks += lane_sum(c.second_blanks);
+	s->letters += lane_sum(c.letters);
+	s->lead = 0; /* a 3-byte lead followed by ASCII: malformed, the character weighs nothing */
+	s->prev2 = class_at(c.last_letters, c.last_digits, c.last_blanks, 6);
+	s->prev = class_at(c.last_letters, c.last_digits, c.last_blanks, 7);
+	s->raw += n;
+	return n;
+}
+
+/*
+ * Phase 4, one step from s->pos: the prompt string's features up to the closing quote (an escape
+ * is one character), and keywords over its first KEYWORD_SCAN_BYTES bytes. Runs of fast words go
+ * PROMPT_WORDS at a time (keywords matched a word at a time); anything else one byte at a time for CHUNK bytes. Every
+ * step moves pos by CHUNK or more, so (len - start) / CHUNK steps from a string's start reach the window's end.
+ */
+static __always_inline long scan_string_step(struct head_buf *hb)
+{
+	struct scan_state *s = &hb->scan;
+	__u32 base = s->pos;
+	__u32 len = s->len;
+
+	if (s->escape == 0) {
+		__u32 n = scan_fast_words(s, hb, base, len);
+		if (n) {
+			s->pos = base + n;
+			return 0;
+		}
+	}
+
+#pragma unroll
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 i = base + j;
+		if (i >= len)
+			return 1;
+		__u8 c = AT(hb, i);
+		if (s->escape == 0 && c == '"') {
+			s->string_end = i;
+			return 1;
+		}
+		s->raw++;
+		if (i - s->prompt_from < KEYWORD_SCAN_BYTES) {
+			__u32 window = ((s->kw_window << 8) | (c | 0x20)) & 0xffffff;
+			s->kw_window = window;
+			if (window == KW_SUM)
+				s->keywords |= KW_BIT_SUM;
+			else if (window == KW_REF)
+				s->keywords |= KW_BIT_REF;
+			else if (window == KW_GEN)
+				s->keywords |= KW_BIT_GEN;
+			else if (window == KW_ANA)
+				s->keywords |= KW_BIT_ANA;
+		}
+		count_byte(s, c);
+	}
+	s->pos = base + CHUNK;
+	return 0;
+}
+
+/*
+ * Phases 3 and 4, one step: for each of the first PROMPT_STRINGS prompt keys of the body, in
+ * order, find the key after the previous string (a stride at a time), then scan its string (a key
+ * whose value is not a string, such as a list of content parts, is passed over; the parts' "text"
+ * keys are prompt keys too). A string running into the window's end is the last. One bpf_loop
+ * drives both phases so that each is verified once. Every step moves key_pos by KEY_STRIDE or pos
+ * by CHUNK, or ends a key or a string (at most 2 per key).
+ */
+static long scan_body(__u64 k, void *arg)
+{
+	struct head_buf *hb = ((struct scan_ctx *)arg)->hb;
+	struct scan_state *s = &hb->scan;
+	__u32 len = s->len;
+
+	if (s->in_string) {
+		if (!scan_string_step(hb))
+			return 0;
+		__u32 string_end = s->string_end;
+		if (!string_end || string_end >= len) {
+			s->scan_end = len; /* ran into the window's end */
+			return 1;
+		}
+		s->scan_end = string_end + 1;
+		s->key_pos = string_end + 1;
+		s->in_string = 0;
+		return ++s->keys >= PROMPT_STRINGS;
+	}
+
+	__u32 start = s->key_pos;
+	if (start >= len)
+		return 1;
+	s->key_pos = start + KEY_STRIDE;
+	s->key_end = 0;
+	if (!find_key_in_stride(hb, s, start, len))
+		return 0;
+	__u32 key_end = s->key_end;
+	if (!key_end || key_end > len)
+		return 1; /* the window ended without another key */
+	__u32 from = prompt_string_start(hb, key_end, len);
+	if (!from) {
+		s->key_pos = key_end;
+		return ++s->keys >= PROMPT_STRINGS;
+	}
+	if (!s->prompt_from) {
+		s->prompt_from = from;
+		/* "prompt" (completions, tasks) and "input" (Responses) strings are top-level: little follows. */
+		s->flat = (key_end >= 8 && load64(hb, key_end - 8) == PROMPT_KEY) ||
+			  (key_end >= 7 && (load64(hb, key_end - 7) & INPUT_KEY_MASK) == INPUT_KEY);
+	}
+	/* The first character starts a run, as after the line break the guests join messages with. */
+	s->prev = CLS_BREAK;
+	s->prev2 = CLS_BREAK;
+	s->lead = 0;
+	s->kw_window = 0;
+	s->string_end = 0;
+	s->pos = from;
+	s->in_string = 1;
+	if (from >= len) {
+		s->scan_end = len;
+		return 1;
+	}
+	return 0;
+}
+
+#endif /* NEXUS_PROMPT_BPF_H_ */

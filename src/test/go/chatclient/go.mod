@@ -1,0 +1,3 @@
+module nexuscore.test/chatclient
+
+go 1.19
