@@ -36,7 +36,14 @@ public final class AcceptorVerticle extends VerticleBase {
                 // HTTP/1.1 only (h2c off): Vert.x then creates the connection, and calls the
                 // connection handler, at accept instead of after the first bytes (protocol
                 // detection), so the header-read timeout also bounds a first head.
-                .setHttp2ClearTextEnabled(false);
+                .setHttp2ClearTextEnabled(false)
+                // Every write to a response happens on its connection's event loop (tier answers come
+                // back through Future.fromCompletionStage on the request's context, TierDispatch), so
+                // Vert.x may write straight through instead of keeping a multi-producer queue per
+                // connection: that queue's first chunk (1,024 slots, ~4.8 KB with the queue) was over
+                // half the live heap of an idle keep-alive connection (bench/scale-idle.sh,
+                // docs/scale.md). A write from another thread now throws IllegalStateException.
+                .setStrictThreadMode(true);
         server = vertx.createHttpServer(options)
                 .connectionHandler(connection -> {
                     StrictFramingDecoder.install(connection, options);
