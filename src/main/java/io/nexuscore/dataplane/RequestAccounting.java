@@ -52,6 +52,6 @@ final class RequestAccounting {
             return;
         }
         events.publishLazily(RequestEvent.TYPE, RequestEvent.of(served.tenant, served.endpoint, resolution, reply, misroute,
-                status, latencyNanos, served.fallbackFrom));
+                status, latencyNanos, served.clientWaitNanos, served.fallbackFrom));
     }
 }

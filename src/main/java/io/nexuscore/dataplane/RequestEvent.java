@@ -17,12 +17,13 @@ import java.util.function.Supplier;
  * @param promptTokens  null when no answer came
  * @param completionTokens the answer's completion tokens (its usage), null when no answer came
  * @param misroute      null exactly when no answer came
+ * @param clientWaitUs  of latencyUs, the time spent waiting on a slow client (not in the latency sample)
  * @param fallbackFrom  the assigned tier when its fallback tier served the request, else null
  */
 record RequestEvent(long timestampNs, String tenant, String endpoint, Tier assignedTier, Tier observedTier,
                     int score, Integer observedScore, Integer promptTokens, Integer completionTokens, Misroute misroute,
                     String routeSource,
-                    int status, long latencyUs, Tier fallbackFrom) implements Supplier<JsonObject> {
+                    int status, long latencyUs, long clientWaitUs, Tier fallbackFrom) implements Supplier<JsonObject> {
 
     static final String TYPE = "request";
 
@@ -32,14 +33,14 @@ record RequestEvent(long timestampNs, String tenant, String endpoint, Tier assig
      * @param fallbackFrom the assigned tier when its fallback tier served the request, else null
      */
     static RequestEvent of(String tenant, Endpoint endpoint, Resolution resolution, TierReply reply, Misroute misroute,
-                           int status, long latencyNanos, Tier fallbackFrom) {
+                           int status, long latencyNanos, long clientWaitNanos, Tier fallbackFrom) {
         Instant now = Instant.now();
         boolean scored = reply != null && reply.observedScore() != TierReply.UNKNOWN_SCORE;
         return new RequestEvent(now.getEpochSecond() * 1_000_000_000L + now.getNano(), tenant, endpoint.task(),
                 resolution.tier(), reply == null ? null : reply.observedTier(), resolution.score(),
                 scored ? reply.observedScore() : null, reply == null ? null : reply.promptTokens(),
                 reply == null ? null : reply.completionTokens(), misroute,
-                resolution.source().label(), status, latencyNanos / 1_000, fallbackFrom);
+                resolution.source().label(), status, latencyNanos / 1_000, clientWaitNanos / 1_000, fallbackFrom);
     }
 
     /** The event's JSON (built on each call; the event hub encodes it once). */
@@ -62,6 +63,7 @@ record RequestEvent(long timestampNs, String tenant, String endpoint, Tier assig
                 .put("route_source", routeSource)
                 .put("status", status)
                 .put("latency_us", latencyUs)
+                .put("client_wait_us", clientWaitUs)
                 .put("fallback_from", fallbackFrom == null ? null : fallbackFrom.label());
     }
 }
