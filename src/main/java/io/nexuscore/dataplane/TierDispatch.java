@@ -118,7 +118,7 @@ final class TierDispatch {
             // (docs/tenant-limits.md).
             Optional<java.net.InetAddress> source = connection.tuple().map(io.nexuscore.classify.FourTuple::srcAddress);
             String limitsTenant = limits.limitsTenant(tenant, RequestAdmission.ANONYMOUS_TENANT.equals(tenant), source);
-            int kernelFlags = limits.countsInKernel() ? resolver.kernelLimitFlags(requestLine, bodyLength, connection) : 0;
+            int kernelFlags = limits.countedInKernel(source) ? resolver.kernelLimitFlags(requestLine, bodyLength, connection) : 0;
             ticket = limits.admit(limitsTenant, estimate.tokens(io.nexuscore.classify.TokenGain.ONE_Q10), demand.maxTokens(),
                     demand.choices(), kernelFlags, source);
         } catch (ProblemException e) {

@@ -92,7 +92,8 @@ public final class TierResolver {
      * XDP's tenant-limit decision for this request (its verdict's VERDICT_F_COUNTED / OVER_* bits), 0
      * when XDP did not count it or the verdict is another request's. The mmap'ed slot first; when the
      * slot holds another connection (a collision), the fallback map, a syscall on the caller's thread:
-     * rare, and a request XDP counted must not be counted again.
+     * rare, and a request XDP counted must not be counted again. Called only for sources whose
+     * tenant XDP counts ({@code LimitGate.countedInKernel}).
      */
     public int kernelLimitFlags(byte[] requestLine, long bodyLength, ConnectionInfo connection) {
         if (verdicts == VerdictSource.NONE || connection.tuple().isEmpty()) {

@@ -116,9 +116,14 @@ public final class LimitGate {
         return prefixTenants.tenantAt(v4).orElse(named);
     }
 
-    /** True when XDP counts some tenants' minute limits: the data plane then reads its verdict's flags. */
-    public boolean countsInKernel() {
-        return counter instanceof KernelWindowLimiter;
+    /**
+     * True when XDP counts the requests from {@code source} (its prefix's tenant has a kernel slot):
+     * only then does the data plane read its verdict's flags, so other traffic pays no verdict read
+     * and no syscall for limits.
+     */
+    public boolean countedInKernel(Optional<InetAddress> source) {
+        return counter instanceof KernelWindowLimiter && source.orElse(null) instanceof Inet4Address v4
+                && prefixTenants.tenantAt(v4).flatMap(prefixTenants::slotOf).isPresent();
     }
 
     /**
