@@ -114,6 +114,17 @@ final class XdpCostWindow {
                 "kernel: XDP program over the run, every packet on the interface: %,.0f runs; in-kernel histogram"
                         + " mean %.0f ns, P50 <= %s, P99 <= %s, P99.9 <= %s",
                 runs, meanNs, quantile(delta, runs, 0.50), quantile(delta, runs, 0.99), quantile(delta, runs, 0.999)));
+        line.append(String.format(Locale.ROOT, "%n        runs by time:"));
+        double previous = 0;
+        double[] edges = {256e-9, 512e-9, 1024e-9, 2048e-9, 4096e-9, 8192e-9, 16384e-9, Double.POSITIVE_INFINITY};
+        for (double edge : edges) {
+            Map.Entry<Double, Double> at = delta.floorEntry(edge);
+            double upTo = at == null ? 0 : at.getValue();
+            line.append(String.format(Locale.ROOT, " %s %.1f %%", edge == Double.POSITIVE_INFINITY ? "more"
+                    : "<" + Math.round(edge * 1e9), 100 * (upTo - previous) / runs));
+            previous = upTo;
+        }
+        line.append(String.format(Locale.ROOT, "%n       "));
         if (before.bpfStats().isPresent() && after.bpfStats().isPresent()) {
             long time = after.bpfStats().get()[0] - before.bpfStats().get()[0];
             long count = after.bpfStats().get()[1] - before.bpfStats().get()[1];
