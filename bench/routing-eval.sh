@@ -20,6 +20,10 @@
 # --api completions sends each prompt as the "prompt" string of a legacy /v1/completions request.
 # --api responses / --api messages send each conversation as an OpenAI Responses (instructions, input) or an
 # Anthropic Messages (system, messages) request; the router scores them as the equivalent chat.
+# At the end it prints the router's XDP program cost per packet over the run (every packet on --device, default lo):
+# the in-kernel histogram's mean, P50 and P99 (from the control plane's /metrics; metrics.kernelTiming) and, when
+# kernel.bpf_stats_enabled is 1 (sysctl), the kernel's own run_time_ns / run_cnt of the attached program. Other
+# traffic on the same interface counts too: measure on an otherwise idle loopback.
 # The corpus directory is ../shared/corpus beside the checkout, or NEXUSCORE_CORPUS.
 set -euo pipefail
 source "$(dirname "$0")/../scripts/lib.sh"

@@ -129,22 +129,6 @@ static __always_inline __u64 in_range(__u64 low7, __u8 lo, __u8 hi)
 	return (low7 + ONES * (0x80 - lo)) & ~(low7 + ONES * (0x80 - hi - 1)) & HIGHS;
 }
 
-/*
- * Hides a value from clang's pattern matching: without it clang turns the branch-free forms below
- * back into comparisons, which the BPF target can only emit as branches (no setcc), and every
- * branch is one more path for the verifier to walk and one more jump at run time.
- */
-#define OPAQUE(x) asm volatile("" : "+r"(x))
-
-/* 1 when m is not zero, without a branch. */
-static __always_inline __u64 nonzero(__u64 m)
-{
-	__u64 neg = -m;
-
-	OPAQUE(neg);
-	return (m | neg) >> 63;
-}
-
 /* 0x80 when cls is the class whose one-hot bit is set in onehot (1 << class), else 0; no branch. */
 static __always_inline __u64 carry_of(__u64 onehot, __u32 cls)
 {
@@ -255,39 +239,6 @@ static __always_inline __u64 ascii_or_zero(__u32 b)
 static __always_inline __u64 window_lanes(__u32 window)
 {
 	return ascii_or_zero(window) << 56 | ascii_or_zero(window >> 8) << 48;
-}
-
-/* Per byte lane of three 7-bit words, bit 7 set where the lane of each equals its letter (k2 k1 k0). */
-static __always_inline __u64 triple_lanes(__u64 back2, __u64 back1, __u64 low, __u8 k2, __u8 k1, __u8 k0)
-{
-	__u64 d = (back2 ^ (ONES * k2)) | (back1 ^ (ONES * k1)) | (low ^ (ONES * k0));
-
-	return ~(d + ONES * 0x7f) & HIGHS; /* 7-bit lanes: d + 0x7f carries into bit 7 unless d is 0 */
-}
-
-/*
- * The keywords (KW_BIT_*) whose window of three bytes ends in one of the first `lanes` bytes of the
- * lower-cased fast word low (1..8), given in lanes 6 and 7 of before the two bytes before it (the
- * previous word's low, or window_lanes of the byte scan's window). Same window as the byte scan: raw
- * bytes, each or-ed with 0x20. Every lane is 7-bit (ASCII words; the window's other bytes as 0), so
- * one three-way xor-or and one add per keyword find its lanes; a word without a keyword (nearly
- * all) costs that and one branch.
- */
-static __always_inline __u32 word_keywords(__u64 low, __u64 before, __u32 lanes)
-{
-	__u64 back1 = (low << 8) | (before >> 56);  /* byte j: the byte before byte j */
-	__u64 back2 = (low << 16) | (before >> 48); /* byte j: the one before that */
-	__u64 in = lanes >= CHUNK ? HIGHS : HIGHS & ((1ull << (lanes * 8)) - 1);
-	__u64 sum = triple_lanes(back2, back1, low, 's', 'u', 'm') & in;
-	__u64 ref = triple_lanes(back2, back1, low, 'r', 'e', 'f') & in;
-	__u64 gen = triple_lanes(back2, back1, low, 'g', 'e', 'n') & in;
-	__u64 ana = triple_lanes(back2, back1, low, 'a', 'n', 'a') & in;
-
-	if (!(sum | ref | gen | ana))
-		return 0;
-	/* Branch-free (nonzero): the found bits stay an unknown value for the verifier, not 16 states. */
-	return KW_BIT_SUM * nonzero(sum) | KW_BIT_REF * nonzero(ref) | KW_BIT_GEN * nonzero(gen) |
-	       KW_BIT_ANA * nonzero(ana);
 }
 
 /* The keyword window after a whole word: its last three bytes, lower-cased, the latest lowest. */

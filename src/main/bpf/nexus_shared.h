@@ -18,6 +18,16 @@
 
 /* Bytes of the request line that are scanned for keywords and hashed (Scorer.REQUEST_LINE_MAX). */
 #define REQUEST_LINE_MAX 256
+
+/*
+ * The request-line hash and the verdict check (Scorer.requestLineHash, KernelVerdict.check): a word
+ * at a time, h = line_mix(h, w) (verdict_store.bpf.h) over the line's bytes as little-endian 8-byte words (the last one
+ * zero-padded), then over the count of bytes hashed. One multiply per 8 bytes: FNV-1a's multiply per
+ * byte was the request line's whole cost (~64 ns of a chat head's ~420). A check, not a MAC: it only
+ * tells two requests of one connection apart.
+ */
+#define LINE_HASH_SEED 0x6a09e667f3bcc908ull
+#define LINE_HASH_MULT 0x9e3779b97f4a7c15ull
 /*
  * Bytes of TCP payload the classifier copies and scans (RequestHeadParser.HEAD_WINDOW): the
  * request line, Content-Length and the end of the head must sit in the first HEAD_WINDOW bytes
@@ -84,9 +94,9 @@ _Static_assert(sizeof(struct flow_key6) == 36, "flow_key6 is 36 bytes");
  * store, so a reader never sees half of one verdict and half of another.
  *
  * check lets the data plane verify that the verdict belongs to the request it serves (keep-alive
- * connections carry many requests): FNV-1a 32 over the first REQUEST_LINE_MAX bytes of the request
- * line, continued over the 8 bytes of the body length, little-endian (Content-Length, else payload
- * bytes after "\r\n\r\n" in the head's segment). Java: KernelVerdict.check().
+ * connections carry many requests): the request-line hash (line_mix above, over the first
+ * REQUEST_LINE_MAX bytes of the request line) mixed with the body length (Content-Length, else
+ * payload bytes after "\r\n\r\n" in the head's segment). Java: KernelVerdict.check().
  */
 struct routing_decision {
 	__u32 check; /* request-line hash mixed with the body length, see above */

@@ -16,7 +16,6 @@
 #ifndef VERDICT_STORE_BPF_H
 #define VERDICT_STORE_BPF_H
 
-#define VS_FNV_PRIME 0x01000193u
 
 /* IPv4 verdicts of connections not in their slot (moved out by a collision); LRU so the gone age out. */
 struct {
@@ -56,15 +55,17 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } verdict_slots6 SEC(".maps");
 
-/* routing_decision.check: the request-line hash continued (FNV-1a) over body_len's 8 bytes, LE. */
+/* One step of the request-line hash and the verdict check (LINE_HASH_* in nexus_shared.h). */
+static __always_inline __u64 line_mix(__u64 h, __u64 word)
+{
+	h = (h ^ word) * LINE_HASH_MULT;
+	return h ^ (h >> 32);
+}
+
+/* routing_decision.check: the request-line hash and the body length, mixed. */
 static __always_inline __u32 verdict_check(__u32 request_line_hash, __u64 body_len)
 {
-	__u32 h = request_line_hash;
-
-#pragma unroll
-	for (int i = 0; i < 8; i++)
-		h = (h ^ ((body_len >> (i * 8)) & 0xff)) * VS_FNV_PRIME;
-	return h;
+	return line_mix(line_mix(LINE_HASH_SEED, request_line_hash), body_len);
 }
 
 static __always_inline __u32 slot_mix(__u32 h, __u32 word)

@@ -78,7 +78,7 @@ public record ModeWiring(ControlPorts control, VerdictSource verdicts, TenantFlo
     static ModeWiring start(RouterConfig config, EventSink events, MeterRegistry registry, Vertx vertx) {
         TenantKeys keys = tenantKeys(config); // first: a bad file fails the start before anything is attached
         Optional<KernelDataPath> kernel = KernelDataPath.open(config.kernel(), config.scoring(),
-                Set.of(config.dataPlane().port()), config.metrics().kernelTiming());
+                Set.of(config.dataPlane().port()), config.metrics().kernelTimingEvery());
         ProductionMetrics metrics = ProductionMetrics.start(config.metrics(), registry, kernel);
         metrics.knownTenants(keys::has); // a key-proven tenant's series cannot be crowded out by header names
         if (kernel.isEmpty()) {

@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -48,7 +49,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <pre>
  * java -cp ... io.nexuscore.bench.RoutingEval --corpora NAME=FILE.jsonl[,NAME=FILE.jsonl...]
- *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--band-percent 20]
+ *     [--url http://127.0.0.1:8080] [--control-url http://127.0.0.1:8081] [--device lo] [--band-percent 20]
  *     [--concurrency 4] [--limit 0] [--client one-write|jdk|openai-python|urllib|requests|go] [--tools 0] [--content string|parts] [--system TEXT] [--non-ascii raw|escaped]
  *     [--turns 1] [--api chat|completions|responses|messages]
  * </pre>
@@ -214,6 +215,8 @@ public final class RoutingEval {
                 + ("responses".equals(api) ? ", OpenAI Responses API (/v1/responses: instructions and input)" : "")
                 + ("messages".equals(api) ? ", Anthropic Messages API (/v1/messages: system and messages)" : ""));
 
+        // The XDP program's per-packet cost over the whole evaluation (the traffic of a real client).
+        Optional<XdpCostWindow.Reading> kernelBefore = XdpCostWindow.read(http, control, a.value("device", "lo"));
         List<Tally> tallies = new ArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(concurrency);
         try {
@@ -244,7 +247,12 @@ public final class RoutingEval {
                     + " loop?): figures are judged against the first%n", before.nanoMax(), before.smallMax(),
                     after.nanoMax(), after.smallMax());
         }
+        Optional<XdpCostWindow.Reading> kernelAfter = XdpCostWindow.read(http, control, a.value("device", "lo"));
         print(tallies);
+        if (kernelBefore.isPresent() && kernelAfter.isPresent()) {
+            System.out.println();
+            System.out.println(XdpCostWindow.describe(kernelBefore.get(), kernelAfter.get()));
+        }
         System.exit(tallies.stream().allMatch(t -> t.errors.get() == 0) ? 0 : 1);
     }
 

@@ -11,7 +11,7 @@ import java.util.Set;
 
 /**
  * What the in-kernel timing (nexus_timing.bpf.h, metrics.kernelTiming) costs: the same object
- * loaded with .rodata.observe 0 and 1, XDP and the TC chain run with BPF_PROG_TEST_RUN on the same
+ * loaded with .rodata.observe 0 (off), 1 (every packet) and the default sample, XDP and the TC chain run with BPF_PROG_TEST_RUN on the same
  * packets, the two loads alternated round by round (so a busy machine hits both alike), median of
  * the rounds' mean ns per packet. Usage: bench/timing-overhead.sh [repeat] [rounds].
  */
@@ -33,39 +33,42 @@ public final class TimingOverheadBench {
                 + "Content-Length: 400\r\n\r\n"));
         packets.put("not scored (binary payload)", Packets.tcp(PORT, "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc"));
 
-        KernelDataPath off = load(false);
-        KernelDataPath on = load(true);
+        // Off, every packet timed, and the default sample (metrics.kernelTimingSample).
+        int[] samples = {0, 1, io.nexuscore.config.MetricsConfig.DEFAULT.kernelTimingSample()};
+        KernelDataPath[] loads = new KernelDataPath[samples.length];
+        for (int i = 0; i < samples.length; i++) {
+            loads[i] = load(samples[i]);
+        }
         try {
             System.out.printf("in-kernel timing overhead: BPF_PROG_TEST_RUN, repeat %,d, median of %d alternated rounds "
-                    + "(mean ns per packet)%n", repeat, rounds);
-            System.out.printf("%-38s %8s %8s %8s   %8s %8s %8s%n", "packet", "XDP off", "XDP on", "+ns", "TC off", "TC on", "+ns");
+                    + "(mean ns per packet; timing off / every packet / one in %d)%n", repeat, rounds, samples[2]);
+            System.out.printf("%-38s %8s %8s %8s   %8s %8s %8s%n", "packet", "XDP off", "every", "1 in " + samples[2],
+                    "TC off", "every", "1 in " + samples[2]);
             for (Map.Entry<String, byte[]> p : packets.entrySet()) {
-                long[][] xdp = new long[2][rounds];
-                long[][] tc = new long[2][rounds];
+                long[][] xdp = new long[samples.length][rounds];
+                long[][] tc = new long[samples.length][rounds];
                 for (int r = 0; r < rounds; r++) {
-                    for (int which = 0; which < 2; which++) {
-                        KernelDataPath k = which == 0 ? off : on;
+                    for (int which = 0; which < samples.length; which++) {
+                        KernelDataPath k = loads[which];
                         xdp[which][r] = k.program(KernelDataPath.XDP_PROGRAM).testRun(p.getValue(), null, repeat)
                                 .meanDurationNs();
                         tc[which][r] = k.program(KernelDataPath.TC_CLASSIFY_PROGRAM)
                                 .testRun(p.getValue(), new byte[SKB_CTX_SIZE], repeat).meanDurationNs();
                     }
                 }
-                long xOff = median(xdp[0]);
-                long xOn = median(xdp[1]);
-                long tOff = median(tc[0]);
-                long tOn = median(tc[1]);
-                System.out.printf("%-38s %8d %8d %+8d   %8d %8d %+8d%n", p.getKey(), xOff, xOn, xOn - xOff, tOff, tOn, tOn - tOff);
+                System.out.printf("%-38s %8d %8d %8d   %8d %8d %8d%n", p.getKey(), median(xdp[0]), median(xdp[1]),
+                        median(xdp[2]), median(tc[0]), median(tc[1]), median(tc[2]));
             }
         } finally {
-            KernelTestSupport.dispose(on);
-            KernelTestSupport.dispose(off);
+            for (KernelDataPath k : loads) {
+                KernelTestSupport.dispose(k);
+            }
         }
     }
 
-    private static KernelDataPath load(boolean observe) {
+    private static KernelDataPath load(int timingSample) {
         return KernelDataPath.loadWithoutAttaching(KernelTestSupport.uniquePinDir(), KernelTestSupport.DEFAULT_SCORING,
-                Set.of(PORT), KernelConfig.XdpMode.GENERIC, observe);
+                Set.of(PORT), KernelConfig.XdpMode.GENERIC, timingSample);
     }
 
     private static long median(long[] values) {

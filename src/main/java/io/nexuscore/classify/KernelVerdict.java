@@ -11,7 +11,6 @@ package io.nexuscore.classify;
  */
 public record KernelVerdict(int score, Tier tier, int check, boolean blind, int limitFlags) {
 
-    private static final int FNV_PRIME = 0x01000193;
 
     /** A verdict without a tenant-limit decision. */
     public KernelVerdict(int score, Tier tier, int check, boolean blind) {
@@ -29,15 +28,11 @@ public record KernelVerdict(int score, Tier tier, int check, boolean blind, int 
     }
 
     /**
-     * routing_decision.check: FNV-1a continued from the request-line hash over the body length's
-     * 8 bytes, little-endian (verdict_check() in verdict_store.bpf.h).
+     * routing_decision.check: the request-line hash and the body length mixed by
+     * {@link Scorer#lineMix} (verdict_check() in verdict_store.bpf.h).
      */
     public static int check(int requestLineHash, long bodyLength) {
-        int h = requestLineHash;
-        for (int i = 0; i < 8; i++) {
-            h = (h ^ (int) ((bodyLength >>> (8 * i)) & 0xff)) * FNV_PRIME;
-        }
-        return h;
+        return (int) Scorer.lineMix(Scorer.lineMix(Scorer.LINE_HASH_SEED, requestLineHash & 0xffffffffL), bodyLength);
     }
 
     /**

@@ -1,5 +1,9 @@
 package io.nexuscore.classify;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /**
  * The complexity score, in Java. The kernel computes the same function in nexus_head.bpf.h, nexus_prompt.bpf.h and nexus_score.bpf.h
  * and ParityTest keeps the two equal; change both or neither.
@@ -14,7 +18,7 @@ package io.nexuscore.classify;
  *
  * The score is what the guests compute from the true cl100k count (prompt tokens plus the same
  * keyword bonus), so a tier's own assessment judges the estimate on the same scale.
- * The request-line hash (FNV-1a 32 over the same bounded line) and the body length are stored with
+ * The request-line hash ({@link #requestLineHash}, over the same bounded line) and the body length are stored with
  * the kernel verdict, so the data plane can check that a verdict belongs to the request it serves.
  * How the kernel finds the request line and the body length in raw segment bytes (1024-byte
  * window, method token, Content-Length syntax, end of head) is {@link RequestHeadParser}'s javadoc.
@@ -35,8 +39,10 @@ public final class Scorer {
     private static final int KW_GEN = 0x67656e;
     private static final int KW_ANA = 0x616e61;
 
-    private static final int FNV_OFFSET = 0x811c9dc5;
-    private static final int FNV_PRIME = 0x01000193;
+    /** LINE_HASH_SEED and LINE_HASH_MULT in nexus_shared.h. */
+    public static final long LINE_HASH_SEED = 0x6a09e667f3bcc908L;
+    public static final long LINE_HASH_MULT = 0x9e3779b97f4a7c15L;
+    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final ScoreWeights weights;
     private final TokenGain gain;
@@ -71,15 +77,32 @@ public final class Scorer {
         return score(requestLine, PromptEstimate.fromLength(bodyLength));
     }
 
-    /** FNV-1a 32-bit over the first {@link #REQUEST_LINE_MAX} bytes of the request line. */
+    /**
+     * The request-line hash the kernel stores with its verdict (nexus_shared.h, LINE_HASH_*): the first
+     * {@link #REQUEST_LINE_MAX} bytes of the line as little-endian 8-byte words, the last one
+     * zero-padded, each mixed in by {@link #lineMix}, then their count.
+     */
     public static int requestLineHash(byte[] requestLine) {
         int length = Math.min(requestLine.length, REQUEST_LINE_MAX);
-        int hash = FNV_OFFSET;
-        for (int i = 0; i < length; i++) {
-            hash ^= requestLine[i] & 0xff;
-            hash *= FNV_PRIME;
+        long hash = LINE_HASH_SEED;
+        int i = 0;
+        for (; i + Long.BYTES <= length; i += Long.BYTES) {
+            hash = lineMix(hash, (long) LONG_LE.get(requestLine, i));
         }
-        return hash;
+        if (i < length) {
+            long tail = 0;
+            for (int j = 0; i + j < length; j++) {
+                tail |= (requestLine[i + j] & 0xffL) << (8 * j);
+            }
+            hash = lineMix(hash, tail);
+        }
+        return (int) lineMix(hash, length);
+    }
+
+    /** One step of the request-line hash and of the verdict check (line_mix in verdict_store.bpf.h). */
+    public static long lineMix(long hash, long word) {
+        long h = (hash ^ word) * LINE_HASH_MULT;
+        return h ^ (h >>> 32);
     }
 
     /** The keyword bit a three-byte, lower-cased window spells, or 0. */

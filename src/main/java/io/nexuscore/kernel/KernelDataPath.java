@@ -94,7 +94,7 @@ public final class KernelDataPath implements AutoCloseable {
     public static final String TC_MARK_PROGRAM = "nexus_tc_mark";
     /** SEC("syscall") program that arms the adaptive loop's bpf_timer (run, never attached). */
     public static final String ADAPT_ARM_PROGRAM = "nexus_adapt_arm";
-    /** The section of the const volatile switch nexus_observe (nexus_timing.bpf.h), a __u32. */
+    /** The section of the const volatile switch nexus_observe (nexus_timing.bpf.h), a __u32: 0 off, N one packet in N. */
     static final String OBSERVE_SECTION = ".rodata.observe";
     /** The section of token_block_q10, the prompt estimate's weights per non-ASCII character (TokenBlocks). */
     static final String TOKEN_BLOCKS_SECTION = ".rodata.tokens";
@@ -116,8 +116,8 @@ public final class KernelDataPath implements AutoCloseable {
     private final ScoringConfig scoring;
     private final Set<Integer> ports;
     private final KernelConfig.XdpMode xdpMode;
-    /** In-kernel run-time histograms and tail-call depth on (the .rodata.observe switch). */
-    private final boolean observe;
+    /** In-kernel run-time histograms and tail-call depth: 0 off, N one packet in N per CPU (the .rodata.observe switch). */
+    private final int timingSample;
 
     /** The pinned maps and their wrappers (state that outlives a reload). */
     private final PinnedMaps maps;
@@ -143,8 +143,8 @@ public final class KernelDataPath implements AutoCloseable {
     }
 
     private KernelDataPath(Path pinDir, ScoringConfig scoring, Set<Integer> ports, KernelConfig.XdpMode xdpMode,
-                           BpfObject object, boolean observe) {
-        this.observe = observe;
+                           BpfObject object, int timingSample) {
+        this.timingSample = timingSample;
         this.pinDir = pinDir;
         this.scoring = scoring;
         this.ports = Set.copyOf(ports);
@@ -161,21 +161,22 @@ public final class KernelDataPath implements AutoCloseable {
      * @return the loaded data path, or empty for user-space mode
      */
     public static Optional<KernelDataPath> open(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
-        return open(config, scoring, ports, false);
+        return open(config, scoring, ports, 0);
     }
 
     /**
-     * As {@link #open(KernelConfig, ScoringConfig, Set)}; {@code observe} switches on the in-kernel
-     * run-time histograms and tail-call depth (nexus_timing.bpf.h) for this load and its reloads.
+     * As {@link #open(KernelConfig, ScoringConfig, Set)}; {@code timingSample} N > 0 switches on the
+     * in-kernel run-time histograms and tail-call depth (nexus_timing.bpf.h) for one packet in N, for
+     * this load and its reloads (0: off).
      */
     public static Optional<KernelDataPath> open(KernelConfig config, ScoringConfig scoring, Set<Integer> ports,
-                                                boolean observe) {
+                                                int timingSample) {
         switch (config.mode()) {
             case USER:
                 LOG.log(Level.INFO, "user-space mode: kernel.mode is 'user'; the Java scorer classifies every request");
                 return Optional.empty();
             case KERNEL:
-                return Optional.of(load(config, scoring, ports, observe));
+                return Optional.of(load(config, scoring, ports, timingSample));
             default:
                 Optional<String> missing = missingPrivilege();
                 if (missing.isPresent()) {
@@ -183,7 +184,7 @@ public final class KernelDataPath implements AutoCloseable {
                     return Optional.empty();
                 }
                 try {
-                    return Optional.of(load(config, scoring, ports, observe));
+                    return Optional.of(load(config, scoring, ports, timingSample));
                 } catch (RuntimeException | LinkageError e) { // LinkageError: libbpf.so.1 is not installed
                     LOG.log(Level.WARNING, "user-space mode: the eBPF data path did not load ("
                             + (e instanceof BpfException ? e.getMessage() : e.toString()) + "); the Java scorer classifies every request");
@@ -198,13 +199,13 @@ public final class KernelDataPath implements AutoCloseable {
      * and sets net.ipv4.tcp_fwmark_accept=1 (restored by {@link #close}).
      */
     public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports) {
-        return load(config, scoring, ports, false);
+        return load(config, scoring, ports, 0);
     }
 
-    /** As {@link #load(KernelConfig, ScoringConfig, Set)}, with the in-kernel observation on or off. */
-    public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports, boolean observe) {
+    /** As {@link #load(KernelConfig, ScoringConfig, Set)}, timing one packet in {@code timingSample} in the kernel (0: none). */
+    public static KernelDataPath load(KernelConfig config, ScoringConfig scoring, Set<Integer> ports, int timingSample) {
         boolean freshDir = !Files.isDirectory(config.pinDir());
-        KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode(), observe);
+        KernelDataPath path = loadWithoutAttaching(config.pinDir(), scoring, ports, config.xdpMode(), timingSample);
         try {
             path.attach(config.interfaces());
         } catch (RuntimeException e) {
@@ -230,20 +231,26 @@ public final class KernelDataPath implements AutoCloseable {
      */
     public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
                                                       KernelConfig.XdpMode xdpMode) {
-        return loadWithoutAttaching(pinDir, scoring, ports, xdpMode, false);
+        return loadWithoutAttaching(pinDir, scoring, ports, xdpMode, 0);
     }
 
-    /** As above; {@code observe}: the in-kernel run-time histograms and tail-call depth (nexus_timing.bpf.h). */
+    /**
+     * As above; {@code timingSample}: the in-kernel run-time histograms and tail-call depth
+     * (nexus_timing.bpf.h) for one packet in N per CPU, a power of two; 0 off.
+     */
     public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
-                                                      KernelConfig.XdpMode xdpMode, boolean observe) {
+                                                      KernelConfig.XdpMode xdpMode, int timingSample) {
+        if (timingSample < 0 || Integer.bitCount(timingSample) > 1) {
+            throw new IllegalArgumentException("timingSample must be 0 or a power of two, got " + timingSample);
+        }
         BpfFs.ensureMounted();
         boolean freshDir = !Files.isDirectory(pinDir);
         BpfFs.createDirectories(pinDir);
         KernelDataPath path = null;
         try {
-            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports, observe, Optional.empty());
+            BpfObject object = loadObject(Optional.empty(), pinDir, scoring, ports, timingSample, Optional.empty());
             try {
-                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object, observe);
+                path = new KernelDataPath(pinDir, scoring, ports, xdpMode, object, timingSample);
             } catch (RuntimeException e) {
                 object.close();
                 throw e;
@@ -377,7 +384,7 @@ public final class KernelDataPath implements AutoCloseable {
      */
     public synchronized ReloadResult reload(Optional<Path> objectFile) {
         requireOpen();
-        BpfObject next = loadObject(objectFile, pinDir, scoring, ports, observe, Optional.of(object.programNames()));
+        BpfObject next = loadObject(objectFile, pinDir, scoring, ports, timingSample, Optional.of(object.programNames()));
         Programs old = programs;
         Programs fresh;
         int done = 0;
@@ -530,7 +537,7 @@ public final class KernelDataPath implements AutoCloseable {
 
     /** @param programs the program set a reload must have (the running object's), checked before the load */
     private static BpfObject loadObject(Optional<Path> objectFile, Path pinDir, ScoringConfig scoring, Set<Integer> ports,
-                                        boolean observe, Optional<Set<String>> programs) {
+                                        int timingSample, Optional<Set<String>> programs) {
         Path file = objectFile.orElseGet(KernelDataPath::extractObject);
         BpfObject object = BpfObject.open(file);
         try {
@@ -540,7 +547,7 @@ public final class KernelDataPath implements AutoCloseable {
             }
             object.pinMapsUnder(pinDir);
             object.writeRodata(".rodata", SharedStructs.loadSettings(scoring.weights(), ports));
-            object.writeRodata(OBSERVE_SECTION, new byte[] {(byte) (observe ? 1 : 0), 0, 0, 0});
+            object.writeRodata(OBSERVE_SECTION, ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(timingSample).array());
             object.writeRodata(TOKEN_BLOCKS_SECTION, TokenBlocks.rodata());
             object.load();
             return object;

@@ -1,6 +1,7 @@
 package io.nexuscore.classify;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.charset.StandardCharsets;
@@ -47,13 +48,20 @@ class ScorerContractTest {
     }
 
     @Test
-    void hashIsFnv1a32OverTheBoundedLine() {
-        // Reference values of FNV-1a 32: "" -> 0x811c9dc5, "a" -> 0xe40c292c, "foobar" -> 0xbf9cf968.
-        assertEquals(0x811c9dc5, Scorer.requestLineHash(new byte[0]));
-        assertEquals(0xe40c292c, Scorer.requestLineHash(bytes("a")));
-        assertEquals(0xbf9cf968, Scorer.requestLineHash(bytes("foobar")));
+    void hashMixesTheBoundedLineAWordAtATimeThenItsLength() {
+        // The definition written out (nexus_shared.h, LINE_HASH_*): little-endian words, the last zero-padded.
+        long seed = Scorer.LINE_HASH_SEED;
+        assertEquals((int) Scorer.lineMix(seed, 0), Scorer.requestLineHash(new byte[0]));
+        assertEquals((int) Scorer.lineMix(Scorer.lineMix(seed, 0x61), 1), Scorer.requestLineHash(bytes("a")));
+        assertEquals((int) Scorer.lineMix(Scorer.lineMix(Scorer.lineMix(seed, 0x6867666564636261L), 0x69), 9),
+                Scorer.requestLineHash(bytes("abcdefghi")));
+        assertNotEquals(Scorer.requestLineHash(bytes("a")), Scorer.requestLineHash(bytes("a\0")), "the length is mixed in");
+        assertNotEquals(Scorer.requestLineHash(bytes("POST /v1/chat/completions HTTP/1.1")),
+                Scorer.requestLineHash(bytes("POST /v1/completions HTTP/1.1")));
         String longLine = "G".repeat(Scorer.REQUEST_LINE_MAX);
         assertEquals(Scorer.requestLineHash(bytes(longLine)), Scorer.requestLineHash(bytes(longLine + "tail")));
+        // One step: multiply, then the high half folded into the low (a change in any byte reaches the low 32 bits).
+        assertEquals(0x9e3779b97f4a7c15L ^ (0x9e3779b97f4a7c15L >>> 32), Scorer.lineMix(0, 1));
     }
 
     @Test

@@ -124,6 +124,49 @@ class ParityTest {
         }
     }
 
+    /**
+     * The request line is hashed and searched for keywords a word (8 bytes) at a time in the kernel
+     * and a byte at a time in Java: a line ending (CR, LF, the segment's end) at every lane, every
+     * keyword ending at every lane after ASCII or non-ASCII bytes, and lines around REQUEST_LINE_MAX
+     * (hashed up to it, keywords up to it, the end still found past it) get the Java check and score.
+     */
+    @Test
+    void requestLineMatchesAtEveryLane() {
+        String[] keywords = {"sUm", "REF", "gen", "AnA"};
+        String[] befores = {"", "x", "\u00e9", "\u00e9\u00e9", "\u4e2d"};
+        int srcPort = 50000;
+        for (int pathLength = 1; pathLength <= 24; pathLength++) {
+            for (String eol : new String[] {"\r\n", "\n"}) {
+                String line = "POST /" + "p".repeat(pathLength - 1) + " HTTP/1.1";
+                assertTrue(assertParity(bytes(line + eol + "Content-Length: 2" + eol + eol + "{}"), srcPort++).isPresent());
+            }
+            // No end of line in the segment: the whole segment is the line.
+            assertParity(bytes("GET /" + "q".repeat(pathLength)), srcPort++);
+        }
+        for (String keyword : keywords) {
+            for (String before : befores) {
+                for (int at = 0; at <= 17; at++) {
+                    String line = "GET /" + "v".repeat(at) + before + keyword + "/x HTTP/1.1";
+                    Optional<KernelVerdict> withKeyword = assertParity(bytes(line + "\r\nHost: r\r\n\r\n"), srcPort++);
+                    Optional<KernelVerdict> without = assertParity(
+                            bytes(line.replace(keyword, "zzz") + "\r\nHost: r\r\n\r\n"), srcPort++);
+                    assertTrue(withKeyword.orElseThrow().score() > without.orElseThrow().score(),
+                            () -> "keyword counted in " + line);
+                }
+            }
+        }
+        for (int length = Scorer.REQUEST_LINE_MAX - 12; length <= Scorer.REQUEST_LINE_MAX + 12; length++) {
+            String path = "/" + "w".repeat(length - "GET  HTTP/1.1".length() - 4) + "gen";
+            String line = "GET " + path + " HTTP/1.1";
+            assertParity(bytes(line + "\r\nHost: r\r\n\r\n"), srcPort++);
+            assertParity(bytes("GET " + path.replace("gen", "ana") + "\r\nHost: r\r\n\r\n"), srcPort++);
+        }
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
     /** Runs payload through XDP from srcPort and asserts the kernel's verdict equals the Java scorer's. */
     private static Optional<KernelVerdict> assertParity(byte[] payload, int srcPort) {
         Scorer scorer = new Scorer(SCORING.weights());

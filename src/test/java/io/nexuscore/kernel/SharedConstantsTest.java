@@ -44,6 +44,8 @@ class SharedConstantsTest {
         Map<String, Long> header = headerDefines();
         Map<String, Long> java = new LinkedHashMap<>();
         java.put("REQUEST_LINE_MAX", (long) Scorer.REQUEST_LINE_MAX);
+        java.put("LINE_HASH_SEED", Scorer.LINE_HASH_SEED);
+        java.put("LINE_HASH_MULT", Scorer.LINE_HASH_MULT);
         java.put("HEAD_WINDOW", (long) RequestHeadParser.HEAD_WINDOW);
         java.put("CONTENT_LENGTH_MAX", RequestHeadParser.CONTENT_LENGTH_MAX);
         java.put("TIER_NANO", (long) Tier.NANO.wire());
@@ -168,7 +170,7 @@ class SharedConstantsTest {
             Matcher m = DEFINE.matcher(line);
             if (m.find()) {
                 String v = m.group(2);
-                defines.put(m.group(1), v.startsWith("0x") ? Long.parseLong(v.substring(2), 16) : Long.parseLong(v));
+                defines.put(m.group(1), v.startsWith("0x") ? Long.parseUnsignedLong(v.substring(2), 16) : Long.parseLong(v));
                 continue;
             }
             Matcher s = SHIFT_DEFINE.matcher(line);

@@ -1,6 +1,7 @@
 package io.nexuscore.metrics;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -28,7 +29,7 @@ class DataPathTimingsTest {
     @Test
     void testRunTrafficMovesTheHistogramsAndTheDepthGauge() {
         KernelTestSupport.requireKernel();
-        KernelDataPath kernel = load(true);
+        KernelDataPath kernel = load(1);
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         try (DataPathTimings timings = new DataPathTimings(kernel).bindTo(registry, registry.getPrometheusRegistry())) {
             timings.refresh();
@@ -69,10 +70,39 @@ class DataPathTimingsTest {
         }
     }
 
+    /**
+     * The default: one packet in 16 per CPU is timed. A test run stays on one CPU unless the scheduler
+     * moves it between batches, and each CPU's tick starts at 0, so the count is ceil(runs / 16),
+     * plus at most one per other CPU.
+     */
+    @Test
+    void aSampledLoadTimesOnePacketInN() {
+        KernelTestSupport.requireKernel();
+        int sample = 16;
+        int runs = 800;
+        KernelDataPath kernel = load(sample);
+        try (DataPathTimings timings = new DataPathTimings(kernel)) {
+            byte[] request = Packets.tcp(PORT, "GET /v1/summarize HTTP/1.1\r\n\r\n");
+            kernel.program(KernelDataPath.XDP_PROGRAM).testRun(request, null, runs);
+            kernel.program(KernelDataPath.TC_CLASSIFY_PROGRAM).testRun(request, new byte[SKB_CTX_SIZE], runs);
+            DataPathTimings.Reading r = timings.read();
+            long least = (runs + sample - 1) / sample;
+            long most = least + Runtime.getRuntime().availableProcessors() - 1;
+            for (int program = 0; program < 2; program++) {
+                long count = r.programs().get(program).count();
+                assertTrue(count >= least && count <= most, "program " + program + ": " + count + " timed of " + runs);
+            }
+            assertEquals(r.programs().get(1).count(), r.chainsByDepth()[3], "a timed chain is observed whole");
+        } finally {
+            KernelTestSupport.dispose(kernel);
+        }
+        assertThrows(IllegalArgumentException.class, () -> load(12), "not a power of two");
+    }
+
     @Test
     void observationOffLeavesTheHistogramsEmpty() {
         KernelTestSupport.requireKernel();
-        KernelDataPath kernel = load(false);
+        KernelDataPath kernel = load(0);
         try (DataPathTimings timings = new DataPathTimings(kernel)) {
             byte[] request = Packets.tcp(PORT, "GET /v1/summarize HTTP/1.1\r\n\r\n");
             kernel.program(KernelDataPath.XDP_PROGRAM).testRun(request, null, RUNS);
@@ -101,8 +131,8 @@ class DataPathTimingsTest {
         assertEquals(LatencyBuckets.BUCKETS - 1, LatencyBuckets.bucketOf(Long.MAX_VALUE));
     }
 
-    private static KernelDataPath load(boolean observe) {
+    private static KernelDataPath load(int timingSample) {
         return KernelDataPath.loadWithoutAttaching(KernelTestSupport.uniquePinDir(), KernelTestSupport.DEFAULT_SCORING,
-                Set.of(PORT), KernelConfig.XdpMode.GENERIC, observe);
+                Set.of(PORT), KernelConfig.XdpMode.GENERIC, timingSample);
     }
 }
