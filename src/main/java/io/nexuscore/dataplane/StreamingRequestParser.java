@@ -43,18 +43,27 @@ final class StreamingRequestParser {
 
     /** The request, or null when the tree parse must decide. */
     static Parsed parse(Endpoint endpoint, Buffer body, boolean testHooks) {
+        return parse(endpoint, body, testHooks, null);
+    }
+
+    /**
+     * The request, or null when the tree parse must decide; {@code fields}, when given, meets every
+     * top-level field on the way and is {@link RequestGuard.Fields#complete completed} when the
+     * request is taken, so the guard needs no pass of its own.
+     */
+    static Parsed parse(Endpoint endpoint, Buffer body, boolean testHooks, RequestGuard.Fields fields) {
         Endpoint.Kind kind = endpoint.kind();
         if (body.length() == 0 || kind == Endpoint.Kind.MODELS || kind == Endpoint.Kind.EMBEDDINGS || kind.translated()) {
             return null;
         }
         try (JsonParser p = JacksonCodec.createParser(body)) {
-            return read(p, endpoint, testHooks);
+            return read(p, endpoint, testHooks, fields);
         } catch (Declined | IOException | RuntimeException e) {
             return null; // malformed or unusual: the tree parse names what is wrong
         }
     }
 
-    private static Parsed read(JsonParser p, Endpoint endpoint, boolean testHooks)
+    private static Parsed read(JsonParser p, Endpoint endpoint, boolean testHooks, RequestGuard.Fields fields)
             throws IOException, Declined {
         expect(p.nextToken() == JsonToken.START_OBJECT);
         int inside = ChatFields.byteOffset(p, p.currentTokenLocation()) + 1;
@@ -74,6 +83,9 @@ final class StreamingRequestParser {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken value = p.nextToken();
+            if (fields != null) {
+                fields.field(field, p, value); // a bad count throws: declined, the guard's own pass names it
+            }
             switch (field) {
                 case "messages" -> {
                     if (chat) {
@@ -132,6 +144,9 @@ final class StreamingRequestParser {
         }
         expect(p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null);
         expect(prompt != null); // messages or prompt missing: the tree names which
+        if (fields != null) {
+            fields.complete();
+        }
         InferenceRequest request = new InferenceRequest(
                 new TierRequest(endpoint.task(), prompt, (int) maxTokens,
                         new TierRequest.Simulation((int) simulateMs, simulateAlloc, simulateSpin)),

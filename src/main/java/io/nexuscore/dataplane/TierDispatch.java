@@ -100,8 +100,11 @@ final class TierDispatch {
         InferenceRequest parsed;
         RequestGuard.Demand demand;
         try {
-            parsed = InferenceRequest.parse(endpoint, body, testHooks);
-            demand = guard.inspect(endpoint, body);
+            // One pass over the body for both, unless the streaming parse declined it.
+            RequestGuard.Fields fields = guard.fields(endpoint);
+            parsed = InferenceRequest.parse(endpoint, body, testHooks, fields);
+            RequestGuard.Demand read = fields.demand();
+            demand = read != null ? read : guard.inspect(endpoint, body);
         } catch (ProblemException e) {
             refusals.refuse(request, endpoint, start, e.problem(), false);
             return;
