@@ -2,10 +2,10 @@ package io.nexuscore.dataplane;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.nexuscore.http.LoopJson;
 import io.nexuscore.tiers.ChatFields;
 import io.nexuscore.tiers.TierRequest;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.jackson.JacksonCodec;
 import java.io.IOException;
 
 /**
@@ -17,8 +17,8 @@ import java.io.IOException;
  * type or out of range, a repeated field the request reads, content parts, a test hook on a router
  * without them, trailing content) makes {@link #parse} return null, and the tree parse then decides
  * with its exact errors. So the two agree by construction on every input the fast path declines,
- * and {@code InferenceRequestTest} holds them equal on those it accepts. Same parser factory as the
- * tree (Vert.x's), so the same limits and string decoding.
+ * and {@code InferenceRequestTest} holds them equal on those it accepts. Same read limits as the
+ * tree's (Vert.x's, {@link LoopJson#REQUESTS}), the same string decoding, over the body's bytes in place.
  */
 final class StreamingRequestParser {
 
@@ -56,7 +56,7 @@ final class StreamingRequestParser {
         if (body.length() == 0 || kind == Endpoint.Kind.MODELS || kind == Endpoint.Kind.EMBEDDINGS || kind.translated()) {
             return null;
         }
-        try (JsonParser p = JacksonCodec.createParser(body)) {
+        try (JsonParser p = LoopJson.parser(LoopJson.REQUESTS, body)) {
             return read(p, endpoint, testHooks, fields);
         } catch (Declined | IOException | RuntimeException e) {
             return null; // malformed or unusual: the tree parse names what is wrong
