@@ -157,7 +157,8 @@ final class StreamingRequestParser {
     /** Chat messages flattened as the tree does: each a {role: string, content: string or null}, joined by "\n". */
     private static String messages(JsonParser p, JsonToken value) throws IOException, Declined {
         expect(value == JsonToken.START_ARRAY);
-        StringBuilder prompt = new StringBuilder();
+        String first = null; // the common single message: its content is the prompt, not copied into a builder
+        StringBuilder prompt = null;
         int count = 0;
         JsonToken token;
         while ((token = p.nextToken()) != JsonToken.END_ARRAY) {
@@ -180,15 +181,18 @@ final class StreamingRequestParser {
                 }
             }
             expect(role);
-            if (count++ > 0) {
-                prompt.append('\n');
-            }
-            if (content != null) {
-                prompt.append(content);
+            String text = content != null ? content : "";
+            if (count++ == 0) {
+                first = text;
+            } else {
+                if (prompt == null) {
+                    prompt = new StringBuilder(first);
+                }
+                prompt.append('\n').append(text);
             }
         }
         expect(count > 0);
-        return prompt.toString();
+        return prompt != null ? prompt.toString() : first;
     }
 
     /** An integer in 0..max, or null (0); fractions and big integers decline (the tree judges them). */
