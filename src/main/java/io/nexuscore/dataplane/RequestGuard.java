@@ -28,8 +28,9 @@ import java.util.Set;
  * path: servers that match keys case-insensitively (Go's encoding/json: Ollama, LocalAI) take the
  * last of two, so a spliced body would let the client pick the model.
  *
- * <p>{@link #inspect} reads the top level once per request (nested values are skipped, not built);
- * {@link #admit} applies the tier's caps, also for a fallback tier. Called from one place,
+ * <p>The top level is read once per request (nested values are skipped, not built): by
+ * {@link Fields} inside the request's streaming parse, or by {@link #inspect} for a body that parse
+ * declines. {@link #admit} applies the tier's caps, also for a fallback tier. Called from one place,
  * {@code TierDispatch.serveBy}.
  */
 final class RequestGuard {
