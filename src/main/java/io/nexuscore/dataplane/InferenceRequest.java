@@ -50,10 +50,18 @@ public record InferenceRequest(TierRequest work, boolean stream, boolean streamU
      * an invalid body is read twice) is decided by {@link #parseTree}, the reference.
      */
     static InferenceRequest parse(Endpoint endpoint, Buffer body, boolean testHooks) {
+        return parse(endpoint, body, testHooks, null);
+    }
+
+    /**
+     * As {@link #parse(Endpoint, Buffer, boolean)}; when the streaming pass takes the request, it also
+     * reads the guard's {@code fields} on the way (see {@link RequestGuard.Fields#demand}).
+     */
+    static InferenceRequest parse(Endpoint endpoint, Buffer body, boolean testHooks, RequestGuard.Fields fields) {
         if (endpoint.kind().translated()) {
             return translated(endpoint, body);
         }
-        StreamingRequestParser.Parsed fast = StreamingRequestParser.parse(endpoint, body, testHooks);
+        StreamingRequestParser.Parsed fast = StreamingRequestParser.parse(endpoint, body, testHooks, fields);
         InferenceRequest parsed = fast != null ? fast.request() : parseTree(endpoint, body, testHooks);
         // A chat request goes to an upstream tier as the client wrote it (system prompt, roles, tools,
         // sampling options), only its model changed; test hooks are the router's, not the upstream's.

@@ -28,6 +28,21 @@ final class OpenAiResponses {
     private static final byte[] TOTAL_TOKENS = ascii(",\"total_tokens\":");
     private static final byte[] TASK = ascii(",\"task\":\"");
 
+    /** The {@code created} second as ASCII, rendered once a second instead of once an answer. */
+    private record CreatedSecond(long second, byte[] ascii) {
+    }
+
+    private static volatile CreatedSecond lastCreated = new CreatedSecond(-1, new byte[0]);
+
+    private static byte[] createdAscii(long second) {
+        CreatedSecond c = lastCreated;
+        if (c.second() != second) {
+            c = new CreatedSecond(second, ascii(Long.toString(second)));
+            lastCreated = c; // racing loops may each render it: same bytes
+        }
+        return c.ascii();
+    }
+
     private static byte[] ascii(String fragment) {
         return fragment.getBytes(StandardCharsets.US_ASCII);
     }
@@ -47,7 +62,7 @@ final class OpenAiResponses {
         Buffer out = Buffer.buffer(256 + text.length + model.length);
         out.appendBytes(chat ? CHAT_ID : COMPLETION_ID).appendString(Long.toString(SEQUENCE.incrementAndGet()))
                 .appendBytes(chat ? CHAT_OBJECT : COMPLETION_OBJECT)
-                .appendString(Long.toString(created))
+                .appendBytes(createdAscii(created))
                 .appendBytes(MODEL).appendBytes(model)
                 .appendBytes(chat ? CHAT_CHOICE : COMPLETION_CHOICE)
                 .appendBytes(text)

@@ -28,8 +28,9 @@ import java.util.Set;
  * path: servers that match keys case-insensitively (Go's encoding/json: Ollama, LocalAI) take the
  * last of two, so a spliced body would let the client pick the model.
  *
- * <p>{@link #inspect} reads the top level once per request (nested values are skipped, not built);
- * {@link #admit} applies the tier's caps, also for a fallback tier. Called from one place,
+ * <p>The top level is read once per request (nested values are skipped, not built): by
+ * {@link Fields} inside the request's streaming parse, or by {@link #inspect} for a body that parse
+ * declines. {@link #admit} applies the tier's caps, also for a fallback tier. Called from one place,
  * {@code TierDispatch.serveBy}.
  */
 final class RequestGuard {
@@ -69,44 +70,89 @@ final class RequestGuard {
         static final Demand NONE = new Demand(0, 0, List.of(), false);
     }
 
-    /** Reads the top level of {@code body} (already parsed once as a JSON object by InferenceRequest). */
+    /**
+     * The top level's demand, field by field, as one pass over the body meets them: {@link #inspect}'s
+     * own, or the request's streaming parse ({@link StreamingRequestParser}), which so reads the body
+     * once for both. One per request, on its thread.
+     */
+    final class Fields {
+        private final Set<String> known;
+        private long maxTokens;
+        private long choices;
+        private List<String> unknown = List.of();
+        private boolean caseVariant;
+        private boolean complete;
+
+        private Fields(Endpoint endpoint) {
+            this.known = switch (endpoint.kind()) {
+                case CHAT -> CHAT_FIELDS;
+                case COMPLETION -> COMPLETION_FIELDS;
+                case TASK -> TASK_FIELDS;
+                default -> null; // an endpoint this guard does not know the fields of: caps only
+            };
+        }
+
+        /**
+         * One top-level field, the parser on its value (left there: a count is read, not consumed).
+         *
+         * @throws ProblemException a count field that is not a non-negative integer
+         */
+        void field(String name, JsonParser p, JsonToken value) throws IOException {
+            switch (name) {
+                // max_output_tokens: the Responses API's name for it
+                case "max_tokens", "max_completion_tokens", "max_output_tokens" ->
+                        maxTokens = Math.max(maxTokens, count(p, value, name));
+                case "n", "best_of" -> choices = Math.max(choices, count(p, value, name));
+                default -> {
+                    if (!SPLICED.contains(name) && SPLICED.contains(name.toLowerCase(Locale.ROOT))) {
+                        caseVariant = true;
+                    } else if (known != null && !known.contains(name) && !extra.contains(name)) {
+                        if (unknown.isEmpty()) {
+                            unknown = new ArrayList<>(2);
+                        }
+                        unknown.add(name);
+                    }
+                }
+            }
+        }
+
+        /** Every top-level field was read, the object closed: {@link #demand} may be taken. */
+        void complete() {
+            complete = true;
+        }
+
+        /** The demand once the pass completed, else null (the pass stopped early: {@link #inspect} reads it). */
+        Demand demand() {
+            return !complete ? null : maxTokens == 0 && choices == 0 && unknown.isEmpty() && !caseVariant
+                    ? Demand.NONE : new Demand(maxTokens, choices, List.copyOf(unknown), caseVariant);
+        }
+    }
+
+    /** A fresh reader of one body's top level, for a pass that visits it. */
+    Fields fields(Endpoint endpoint) {
+        return new Fields(endpoint);
+    }
+
+    /**
+     * Reads the top level of {@code body} in a pass of its own: for a body the request's streaming
+     * parse declined (the tree parse took it), whose fields that pass did not read to the end.
+     */
     Demand inspect(Endpoint endpoint, Buffer body) {
-        Set<String> known = switch (endpoint.kind()) {
-            case CHAT -> CHAT_FIELDS;
-            case COMPLETION -> COMPLETION_FIELDS;
-            case TASK -> TASK_FIELDS;
-            default -> null; // an endpoint this guard does not know the fields of: caps only
-        };
-        long maxTokens = 0;
-        long choices = 0;
-        List<String> unknown = new ArrayList<>(0);
-        boolean caseVariant = false;
+        Fields fields = new Fields(endpoint);
         try (JsonParser p = JSON.createParser(body.getBytes())) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return Demand.NONE;
             }
             for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
                 String name = p.currentName();
-                JsonToken value = p.nextToken();
-                switch (name) {
-                    // max_output_tokens: the Responses API's name for it
-                    case "max_tokens", "max_completion_tokens", "max_output_tokens" ->
-                            maxTokens = Math.max(maxTokens, count(p, value, name));
-                    case "n", "best_of" -> choices = Math.max(choices, count(p, value, name));
-                    default -> {
-                        if (!SPLICED.contains(name) && SPLICED.contains(name.toLowerCase(Locale.ROOT))) {
-                            caseVariant = true;
-                        } else if (known != null && !known.contains(name) && !extra.contains(name)) {
-                            unknown.add(name);
-                        }
-                    }
-                }
+                fields.field(name, p, p.nextToken());
                 p.skipChildren();
             }
         } catch (IOException e) {
             throw new ProblemException(Problems.malformedJson(e.getMessage()));
         }
-        return new Demand(maxTokens, choices, List.copyOf(unknown), caseVariant);
+        fields.complete();
+        return fields.demand();
     }
 
     /** A count field: a non-negative integer (null is "not set"). */

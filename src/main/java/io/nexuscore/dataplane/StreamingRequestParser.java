@@ -2,10 +2,10 @@ package io.nexuscore.dataplane;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import io.nexuscore.http.LoopJson;
 import io.nexuscore.tiers.ChatFields;
 import io.nexuscore.tiers.TierRequest;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.json.jackson.JacksonCodec;
 import java.io.IOException;
 
 /**
@@ -17,8 +17,8 @@ import java.io.IOException;
  * type or out of range, a repeated field the request reads, content parts, a test hook on a router
  * without them, trailing content) makes {@link #parse} return null, and the tree parse then decides
  * with its exact errors. So the two agree by construction on every input the fast path declines,
- * and {@code InferenceRequestTest} holds them equal on those it accepts. Same parser factory as the
- * tree (Vert.x's), so the same limits and string decoding.
+ * and {@code InferenceRequestTest} holds them equal on those it accepts. Same read limits as the
+ * tree's (Vert.x's, {@link LoopJson#REQUESTS}), the same string decoding, over the body's bytes in place.
  */
 final class StreamingRequestParser {
 
@@ -43,18 +43,27 @@ final class StreamingRequestParser {
 
     /** The request, or null when the tree parse must decide. */
     static Parsed parse(Endpoint endpoint, Buffer body, boolean testHooks) {
+        return parse(endpoint, body, testHooks, null);
+    }
+
+    /**
+     * The request, or null when the tree parse must decide; {@code fields}, when given, meets every
+     * top-level field on the way and is {@link RequestGuard.Fields#complete completed} when the
+     * request is taken, so the guard needs no pass of its own.
+     */
+    static Parsed parse(Endpoint endpoint, Buffer body, boolean testHooks, RequestGuard.Fields fields) {
         Endpoint.Kind kind = endpoint.kind();
         if (body.length() == 0 || kind == Endpoint.Kind.MODELS || kind == Endpoint.Kind.EMBEDDINGS || kind.translated()) {
             return null;
         }
-        try (JsonParser p = JacksonCodec.createParser(body)) {
-            return read(p, endpoint, testHooks);
+        try (JsonParser p = LoopJson.parser(LoopJson.REQUESTS, body)) {
+            return read(p, endpoint, testHooks, fields);
         } catch (Declined | IOException | RuntimeException e) {
             return null; // malformed or unusual: the tree parse names what is wrong
         }
     }
 
-    private static Parsed read(JsonParser p, Endpoint endpoint, boolean testHooks)
+    private static Parsed read(JsonParser p, Endpoint endpoint, boolean testHooks, RequestGuard.Fields fields)
             throws IOException, Declined {
         expect(p.nextToken() == JsonToken.START_OBJECT);
         int inside = ChatFields.byteOffset(p, p.currentTokenLocation()) + 1;
@@ -74,6 +83,9 @@ final class StreamingRequestParser {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken value = p.nextToken();
+            if (fields != null) {
+                fields.field(field, p, value); // a bad count throws: declined, the guard's own pass names it
+            }
             switch (field) {
                 case "messages" -> {
                     if (chat) {
@@ -132,6 +144,9 @@ final class StreamingRequestParser {
         }
         expect(p.currentToken() == JsonToken.END_OBJECT && p.nextToken() == null);
         expect(prompt != null); // messages or prompt missing: the tree names which
+        if (fields != null) {
+            fields.complete();
+        }
         InferenceRequest request = new InferenceRequest(
                 new TierRequest(endpoint.task(), prompt, (int) maxTokens,
                         new TierRequest.Simulation((int) simulateMs, simulateAlloc, simulateSpin)),
@@ -142,7 +157,8 @@ final class StreamingRequestParser {
     /** Chat messages flattened as the tree does: each a {role: string, content: string or null}, joined by "\n". */
     private static String messages(JsonParser p, JsonToken value) throws IOException, Declined {
         expect(value == JsonToken.START_ARRAY);
-        StringBuilder prompt = new StringBuilder();
+        String first = null; // the common single message: its content is the prompt, not copied into a builder
+        StringBuilder prompt = null;
         int count = 0;
         JsonToken token;
         while ((token = p.nextToken()) != JsonToken.END_ARRAY) {
@@ -165,15 +181,18 @@ final class StreamingRequestParser {
                 }
             }
             expect(role);
-            if (count++ > 0) {
-                prompt.append('\n');
-            }
-            if (content != null) {
-                prompt.append(content);
+            String text = content != null ? content : "";
+            if (count++ == 0) {
+                first = text;
+            } else {
+                if (prompt == null) {
+                    prompt = new StringBuilder(first);
+                }
+                prompt.append('\n').append(text);
             }
         }
         expect(count > 0);
-        return prompt.toString();
+        return prompt != null ? prompt.toString() : first;
     }
 
     /** An integer in 0..max, or null (0); fractions and big integers decline (the tree judges them). */

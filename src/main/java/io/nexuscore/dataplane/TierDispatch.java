@@ -14,9 +14,11 @@ import io.nexuscore.tiers.TierBackend;
 import io.nexuscore.tiers.TierFailure;
 import io.nexuscore.tiers.TierReply;
 import io.nexuscore.tiers.TierRequest;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.Handler;
 import io.vertx.core.WorkerExecutor;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
@@ -100,8 +102,11 @@ final class TierDispatch {
         InferenceRequest parsed;
         RequestGuard.Demand demand;
         try {
-            parsed = InferenceRequest.parse(endpoint, body, testHooks);
-            demand = guard.inspect(endpoint, body);
+            // One pass over the body for both, unless the streaming parse declined it.
+            RequestGuard.Fields fields = guard.fields(endpoint);
+            parsed = InferenceRequest.parse(endpoint, body, testHooks, fields);
+            RequestGuard.Demand read = fields.demand();
+            demand = read != null ? read : guard.inspect(endpoint, body);
         } catch (ProblemException e) {
             refusals.refuse(request, endpoint, start, e.problem(), false);
             return;
@@ -186,7 +191,7 @@ final class TierDispatch {
         }
         Optional<StreamingBackend> streaming = served.parsed.stream() ? backend.streaming() : Optional.empty();
         if (streaming.isPresent()) {
-            onContext(context, response, () -> streaming.get().openStream(work)).onComplete(ar -> {
+            onContext(context, response, () -> streaming.get().openStream(work), ar -> {
                 if (ar.succeeded()) {
                     relay.passThrough(served, resolution, tier, ar.result());
                 } else if (!fellBack(served, resolution, tier, ar.cause())) {
@@ -195,7 +200,7 @@ final class TierDispatch {
             });
             return;
         }
-        onContext(context, response, () -> backend.submit(work)).onComplete(ar -> {
+        onContext(context, response, () -> backend.submit(work), ar -> {
             if (ar.succeeded()) {
                 answer(served, resolution, ar.result(), response);
             } else if (!fellBack(served, resolution, tier, ar.cause())) {
@@ -224,23 +229,35 @@ final class TierDispatch {
     }
 
     /**
-     * The one place the tier edge's CompletableFuture becomes a Vert.x future, back on the request's
-     * context. A client that goes away cancels the call: a queued job is dropped, a running upstream
-     * exchange is reset.
+     * The one place the tier edge's CompletableFuture is handed back to the request's context. A
+     * client that goes away cancels the call: a queued job is dropped, a running upstream exchange is
+     * reset. A call already settled on the request's own thread (a guest called on its event loop) is
+     * handled right here, without a Vert.x promise and listener in between.
      */
-    private static <T> Future<T> onContext(Context context, HttpServerResponse response,
-                                           Supplier<CompletableFuture<T>> call) {
+    private static <T> void onContext(Context context, HttpServerResponse response, Supplier<CompletableFuture<T>> call,
+                                      Handler<AsyncResult<T>> handler) {
         CompletableFuture<T> result;
         try {
             result = call.get();
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
         }
+        if (result.isDone() && Vertx.currentContext() == context) {
+            T value;
+            try {
+                value = result.getNow(null);
+            } catch (CompletionException | CancellationException e) {
+                handler.handle(Future.failedFuture(unwrap(e))); // as the callers unwrap the promise's cause
+                return;
+            }
+            handler.handle(Future.succeededFuture(value));
+            return;
+        }
         CompletableFuture<T> pending = result;
         if (!pending.isDone()) {
             response.closeHandler(v -> pending.cancel(false));
         }
-        return Future.fromCompletionStage(result, context);
+        Future.fromCompletionStage(result, context).onComplete(handler);
     }
 
     private static Throwable unwrap(Throwable cause) {

@@ -1,9 +1,17 @@
 package io.nexuscore.http;
 
 import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.util.BufferRecycler;
 import com.fasterxml.jackson.core.util.RecyclerPool;
+import io.netty.buffer.ByteBuf;
 import io.netty.util.concurrent.FastThreadLocal;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
+import io.vertx.core.json.jackson.JacksonCodec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /**
  * The JSON factory of the streaming reads that run on the event loops for every request (the chat
@@ -16,14 +24,42 @@ import io.netty.util.concurrent.FastThreadLocal;
  * Netty's own fallback elsewhere. The recycler is held strongly, not through a SoftReference as
  * Jackson's is: one per thread, holding the largest buffers a parse on that thread asked for.
  *
- * <p>The request body's first parse stays on Vert.x's factory ({@code JacksonCodec}): the tree parse
- * that decides what it declines reads with Vert.x's limits, and both must see the same ones.
+ * <p>The request body's first parse reads with Vert.x's limits ({@link #REQUESTS}): the tree parse
+ * that decides what it declines goes through Vert.x's own factory ({@code JacksonCodec}), and both
+ * must see the same ones. Not through that factory itself: it reads a Buffer through an InputStream,
+ * copying the body into the parser's buffer and probing its encoding by reads; {@link #parser}
+ * reads the Buffer's own bytes in place.
  */
 public final class LoopJson {
 
     public static final JsonFactory FACTORY = JsonFactory.builder().recyclerPool(new LoopRecyclerPool()).build();
 
+    /**
+     * Vert.x's read limits (its {@code jackson.*} system properties: nesting depth, document, number,
+     * string and name lengths, token count) on this class's recycler: for a parse that must decline
+     * exactly what a Vert.x {@code JsonObject} of the same body refuses.
+     */
+    public static final JsonFactory REQUESTS = JsonFactory.builder().streamReadConstraints(vertxLimits())
+            .recyclerPool(new LoopRecyclerPool()).build();
+
     private LoopJson() {
+    }
+
+    private static StreamReadConstraints vertxLimits() {
+        try (JsonParser p = JacksonCodec.createParser(Buffer.buffer("{}"))) {
+            return p.streamReadConstraints();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A parser over {@code body}'s bytes where they lie (a heap buffer's array), else over a copy. */
+    public static JsonParser parser(JsonFactory factory, Buffer body) throws IOException {
+        ByteBuf bytes = body instanceof BufferInternal internal ? internal.getByteBuf() : null;
+        if (bytes != null && bytes.hasArray()) {
+            return factory.createParser(bytes.array(), bytes.arrayOffset() + bytes.readerIndex(), bytes.readableBytes());
+        }
+        return factory.createParser(body.getBytes());
     }
 
     /** One BufferRecycler per thread, never released: the ThreadLocalPoolBase contract. */

@@ -31,6 +31,8 @@ final class SpinThenParkQueue<T> {
     private final long spinNanos;
     private final AtomicBoolean spinning = new AtomicBoolean();
     private final ConcurrentLinkedDeque<Thread> parked = new ConcurrentLinkedDeque<>();
+    /** Spins begun (tests); written only by the worker holding {@link #spinning}. */
+    private volatile long spins;
 
     /**
      * @param capacity  jobs that may wait; past it {@link #offer} refuses
@@ -57,9 +59,20 @@ final class SpinThenParkQueue<T> {
      * at most {@code maxWait}; null when none came. Returns on interrupt (null) with the flag set.
      */
     T take(long maxWait, TimeUnit unit) {
+        return take(maxWait, unit, true);
+    }
+
+    /**
+     * As {@link #take(long, TimeUnit)}; with {@code spin} false, no spin before the park. The spin is
+     * for the next of back-to-back requests (after a job); a worker that only woke from its idle park
+     * to look around does not spin: on an idle tier, or one the event loops serve (nano), each of
+     * those wake-ups (every worker, every 100 ms) spun the whole {@code spinNanos} for nothing.
+     */
+    T take(long maxWait, TimeUnit unit, boolean spin) {
         T job = jobs.poll();
-        if (job == null && spinning.compareAndSet(false, true)) {
+        if (job == null && spin && spinning.compareAndSet(false, true)) {
             try {
+                spins++; // one writer: the holder of the flag
                 long until = System.nanoTime() + spinNanos;
                 while ((job = jobs.poll()) == null && System.nanoTime() < until) {
                     Thread.yield(); // not onSpinWait(): see the class comment
@@ -83,6 +96,11 @@ final class SpinThenParkQueue<T> {
             wakeOne(); // more waiting: hand them to another worker rather than after this job
         }
         return job;
+    }
+
+    /** Spins begun so far. */
+    long spins() {
+        return spins;
     }
 
     private void wakeOne() {

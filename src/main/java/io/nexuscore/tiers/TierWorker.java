@@ -100,8 +100,11 @@ final class TierWorker implements Runnable {
     public void run() {
         pin();
         try {
+            boolean served = true; // the first take spins: the worker just started, work may be on its way
             while (!closed.get()) {
-                WasmTierPool.Job job = queue.take(IDLE_POLL_MS, TimeUnit.MILLISECONDS);
+                // Spin for the next job only after one: not after an idle park ran out.
+                WasmTierPool.Job job = queue.take(IDLE_POLL_MS, TimeUnit.MILLISECONDS, served);
+                served = job != null;
                 Thread.interrupted(); // close() interrupts to end the wait; the loop condition decides
                 if (job != null) {
                     counts.queueWait().record(System.nanoTime() - job.enqueuedNanos, TimeUnit.NANOSECONDS);

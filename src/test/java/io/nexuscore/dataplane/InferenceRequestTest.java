@@ -107,7 +107,7 @@ class InferenceRequestTest {
     private static final Endpoint COMPLETION = Endpoint.match(HttpMethod.POST, "/v1/completions");
 
     /** What a parse came to: the request, or the problem's status and detail. */
-    private static Object outcome(Supplier<InferenceRequest> parse) {
+    private static Object outcome(Supplier<?> parse) {
         try {
             return parse.get();
         } catch (ProblemException e) {
@@ -194,6 +194,12 @@ class InferenceRequestTest {
             maybe(random, fields, "stream_options", options, 0.2);
             maybe(random, fields, "model", models, 0.5);
             maybe(random, fields, "temperature", List.of("0.5", "[{\"deep\":[[]]}]"), 0.2);
+            // what the guard reads in the same pass: counts, a case variant of a spliced key, unknown fields
+            maybe(random, fields, "n", integers, 0.2);
+            maybe(random, fields, "best_of", integers, 0.1);
+            maybe(random, fields, "max_completion_tokens", integers, 0.1);
+            maybe(random, fields, "MODEL", models, 0.05);
+            maybe(random, fields, "not_a_field", booleans, 0.1);
             if (!fields.isEmpty() && random.nextDouble() < 0.1) {
                 fields.add(fields.get(random.nextInt(fields.size()))); // a repeated field
             }
@@ -202,6 +208,8 @@ class InferenceRequestTest {
         }
         int taken = 0;
         int located = 0;
+        int guarded = 0;
+        RequestGuard guard = new RequestGuard(io.nexuscore.config.RequestLimits.defaults());
         for (String body : bodies) {
             for (Endpoint endpoint : List.of(CHAT, COMPLETION, TASK)) {
                 for (boolean hooks : List.of(true, false)) {
@@ -222,11 +230,20 @@ class InferenceRequestTest {
                     boolean carries = both instanceof InferenceRequest r && endpoint.kind() == Endpoint.Kind.CHAT && !r.simulated();
                     assertEquals(carries ? Buffer.buffer(body) : null, forwarded, () -> endpoint.kind() + " " + body);
                     taken += StreamingRequestParser.parse(endpoint, Buffer.buffer(body), hooks) != null ? 1 : 0;
+                    // The guard's demand read in the request's one pass, when that pass took it: what its own pass reads.
+                    RequestGuard.Fields read = guard.fields(endpoint);
+                    outcome(() -> InferenceRequest.parse(endpoint, Buffer.buffer(body), hooks, read));
+                    if (read.demand() != null) {
+                        assertEquals(outcome(() -> guard.inspect(endpoint, Buffer.buffer(body))), read.demand(),
+                                () -> endpoint.kind() + " " + body);
+                        guarded++;
+                    }
                 }
             }
         }
         assertTrue(taken > 500, "the streaming pass took only " + taken + " of the generated requests");
         assertTrue(located > 100, "fields located for only " + located + " chats");
+        assertTrue(guarded > 500, "the guard's fields were read in the one pass for only " + guarded + " requests");
     }
 
     private static void maybe(Random random, List<String> fields, String name, List<String> values, double p) {

@@ -2,6 +2,7 @@ package io.nexuscore.tiers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -99,5 +100,20 @@ class SpinThenParkQueueTest {
         assertTrue(queue.offer(() -> { }));
         assertFalse(queue.offer(() -> { }));
         assertEquals(1, queue.size());
+    }
+
+    /** A take that may not spin parks at once; one after a job spins, and then finds the job offered meanwhile. */
+    @Test
+    void onlyATakeAfterAJobSpins() {
+        SpinThenParkQueue<String> queue = new SpinThenParkQueue<>(4, TimeUnit.MILLISECONDS.toNanos(1));
+        for (int i = 0; i < 3; i++) {
+            assertNull(queue.take(1, TimeUnit.MILLISECONDS, false));
+        }
+        assertEquals(0, queue.spins());
+        assertNull(queue.take(1, TimeUnit.MILLISECONDS, true));
+        assertEquals(1, queue.spins());
+        assertTrue(queue.offer("job"));
+        assertEquals("job", queue.take(1, TimeUnit.MILLISECONDS, false));
+        assertEquals(1, queue.spins(), "a job already waiting is taken without a spin");
     }
 }

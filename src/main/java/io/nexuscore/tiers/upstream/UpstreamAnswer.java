@@ -87,8 +87,7 @@ record UpstreamAnswer(String text, String finishReason, boolean hasChoice, Optio
      *                 the content is then checked for its type and skipped, not decoded into a String
      */
     static UpstreamAnswer parse(Buffer body, boolean readText) throws Malformed {
-        byte[] bytes = body.getBytes();
-        try (JsonParser p = JSON.createParser(bytes)) {
+        try (JsonParser p = LoopJson.parser(JSON, body)) {
             expect(p.nextToken(), JsonToken.START_OBJECT, "the answer");
             int inside = ChatFields.byteOffset(p, p.currentTokenLocation()) + 1;
             ModelSlot model = new ModelSlot(inside, inside, false);

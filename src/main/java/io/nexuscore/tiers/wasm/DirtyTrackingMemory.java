@@ -89,19 +89,31 @@ final class DirtyTrackingMemory implements Memory {
         }
     }
 
+    /**
+     * Marks a scalar write of {@code bytes} (2 to 8) at {@code address}: it spans at most two blocks,
+     * its first and its last byte's, so two stores without a loop (the guests' stores, most of their
+     * writes, each go through here).
+     */
+    private void markScalar(int address, int bytes) {
+        int first = address >>> BLOCK_SHIFT;
+        int last = (address + bytes - 1) >>> BLOCK_SHIFT; // the write succeeded: no overflow past memory
+        dirty[first >>> 6] |= 1L << first;
+        dirty[last >>> 6] |= 1L << last;
+    }
+
     /** Marks the cell an atomic read-modify-write changed and returns its result (the old value). */
     private int wroteInt(int address, int old) {
-        mark(address, Integer.BYTES);
+        markScalar(address, Integer.BYTES);
         return old;
     }
 
     private long wroteLong(int address, long old) {
-        mark(address, Long.BYTES);
+        markScalar(address, Long.BYTES);
         return old;
     }
 
     private short wroteShort(int address, short old) {
-        mark(address, Short.BYTES);
+        markScalar(address, Short.BYTES);
         return old;
     }
 
@@ -130,19 +142,19 @@ final class DirtyTrackingMemory implements Memory {
     @Override
     public void writeI32(int address, int value) {
         memory.writeI32(address, value);
-        mark(address, 4);
+        markScalar(address, 4);
     }
 
     @Override
     public void writeLong(int address, long value) {
         memory.writeLong(address, value);
-        mark(address, 8);
+        markScalar(address, 8);
     }
 
     @Override
     public void writeShort(int address, short value) {
         memory.writeShort(address, value);
-        mark(address, 2);
+        markScalar(address, 2);
     }
 
     @Override
@@ -154,13 +166,13 @@ final class DirtyTrackingMemory implements Memory {
     @Override
     public void writeF32(int address, float value) {
         memory.writeF32(address, value);
-        mark(address, 4);
+        markScalar(address, 4);
     }
 
     @Override
     public void writeF64(int address, double value) {
         memory.writeF64(address, value);
-        mark(address, 8);
+        markScalar(address, 8);
     }
 
     @Override
@@ -213,19 +225,19 @@ final class DirtyTrackingMemory implements Memory {
     @Override
     public void atomicWriteInt(int address, int value) {
         memory.atomicWriteInt(address, value);
-        mark(address, 4);
+        markScalar(address, 4);
     }
 
     @Override
     public void atomicWriteLong(int address, long value) {
         memory.atomicWriteLong(address, value);
-        mark(address, 8);
+        markScalar(address, 8);
     }
 
     @Override
     public void atomicWriteShort(int address, short value) {
         memory.atomicWriteShort(address, value);
-        mark(address, 2);
+        markScalar(address, 2);
     }
 
     @Override
