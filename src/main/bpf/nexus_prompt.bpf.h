@@ -518,9 +518,11 @@ static __always_inline long scan_string_step(struct head_buf *hb)
 
 	if (s->escape == 0) {
 		__u32 n = scan_fast_words(s, hb, base, len, false);
-		/* the word at base holds a 2-byte character (or '"' or '\\', again refused); s->lead: a
-		 * 3-byte character's second byte comes next, the byte path weighs it */
-		if (!n && s->lead == 0)
+		/* the word at base holds a 2-byte character (or '"' or '\\', again refused); not for a
+		 * 3- or 4-byte lead there (CJK text: the test costs less than the call) or pending
+		 * (s->lead: a 3-byte character's second byte comes next): the byte path weighs those */
+		__u64 first = load64(hb, base);
+		if (!n && s->lead == 0 && !(first & (first << 1) & (first << 2) & HIGHS))
 			n = scan_fast_words(s, hb, base, len, true);
 		if (n) {
 			s->pos = base + n;
