@@ -258,7 +258,7 @@ static __always_inline __u32 word_window(__u64 word)
 #define PROMPT_WORDS 4
 
 /*
- * The features of fast words (ASCII only, no '"', no '\\', no escape pending) as counted in registers: a run
+ * The features of fast words (no '"', no '\\', no escape pending) as counted in registers: a run
  * starts where a class bit is set and the previous byte's is not. carry_* hold the previous byte's
  * class bits (bit 7 of byte 0, ready to or into a mask shifted by one byte); blank2 the one before.
  * Counts gather as bit-7 flags per byte lane (at most PROMPT_WORDS per lane) and are added up once.
@@ -269,15 +269,9 @@ struct word_counts {
 	__u64 last_letters, last_digits, last_blanks;
 };
 
-/*
- * One fast word: no byte has bit 7 set (scan_fast_words checked), so no masking of bit 7 before the
- * range tests, and a byte equals ' ' exactly when (byte ^ ' ') + 0x7f leaves bit 7 clear.
- */
-static __always_inline void count_word(struct word_counts *c, __u64 word)
+/* The runs of one fast word from its class masks (bit 7 of each lane set where the byte is of that class). */
+static __always_inline void count_classes(struct word_counts *c, __u64 letters, __u64 digits, __u64 blanks)
 {
-	__u64 letters = in_range(word | LOWER, 'a', 'z');
-	__u64 digits = in_range(word, '0', '9');
-	__u64 blanks = ~((word ^ (ONES * ' ')) + ONES * 0x7f) & HIGHS;
 	__u64 punct = HIGHS ^ (letters | digits | blanks);
 
 	c->words += (letters & ~((letters << 8) | c->carry_letter)) >> 7;
@@ -296,6 +290,26 @@ static __always_inline void count_word(struct word_counts *c, __u64 word)
 	c->last_blanks = blanks;
 }
 
+/*
+ * One fast word. ASCII only: no masking of bit 7 before the range tests, and a byte equals ' '
+ * exactly when (byte ^ ' ') + 0x7f leaves bit 7 clear. With UTF-8 beyond ASCII: such a byte is a
+ * letter, as in count_byte; the range tests take the low seven bits, the other classes leave its lane out.
+ */
+static __always_inline void count_word(struct word_counts *c, __u64 word, bool utf8)
+{
+	if (!utf8) {
+		count_classes(c, in_range(word | LOWER, 'a', 'z'), in_range(word, '0', '9'),
+			      ~((word ^ (ONES * ' ')) + ONES * 0x7f) & HIGHS);
+		return;
+	}
+	__u64 high = word & HIGHS;
+	__u64 low7 = word ^ high;
+	__u64 other = high ^ HIGHS;
+
+	count_classes(c, in_range(low7 | LOWER, 'a', 'z') | high, in_range(low7, '0', '9') & other,
+		      ~((low7 ^ (ONES * ' ')) + ONES * 0x7f) & other);
+}
+
 /* The sum of a lane counter's eight bytes: each holds at most PROMPT_WORDS, so the sum fits the top byte. */
 static __always_inline __u32 lane_sum(__u64 lanes)
 {
@@ -303,11 +317,70 @@ static __always_inline __u32 lane_sum(__u64 lanes)
 }
 
 /*
+ * The block weights of fast words' 2-byte characters, a second pass over the words (the first
+ * pass has no register to spare: its frame is near the 512-byte stack limit). A script's
+ * letters share a pair of leads (Greek 0xce and 0xcf, Cyrillic 0xd0 and 0xd1, Arabic 0xd8 and
+ * 0xd9): the pair last looked up stays with its two weights (pair: its even lead in every lane)
+ * and the lanes holding it are counted (hits, and odd: those holding the odd lead), not looked
+ * up. Between steps the pair stays in s->hex_a, which only a backslash-u escape uses (it writes
+ * hex_a before it reads it, and no fast word runs inside an escape); any byte there is sound: a
+ * lane counts against the pair only when it holds one of its leads, weighed by that lead's block.
+ */
+struct utf8_weights {
+	__u64 pair, hits, odd;
+	__u32 even_q10, odd_q10, q10;
+};
+
+/* Per byte lane, bit 7 set where x is zero (exact). */
+static __always_inline __u64 zero_lanes(__u64 x)
+{
+	return ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
+}
+
+/*
+ * One word's block weights as count_byte adds them: a 2-byte lead's block_q10(c & 0x1f) at the
+ * lead, a continuation byte nothing (fast words hold no 3- or 4-byte lead, and none is pending).
+ * A lead outside the pair takes a table lookup, each lane without a branch (a loop over the lanes,
+ * breaking when done, passed the verifier's limit), and its pair becomes the one kept.
+ */
+static __always_inline void count_utf8(struct utf8_weights *u, __u64 word)
+{
+	__u64 leads = word & (word << 1) & HIGHS; /* 11xxxxxx: no byte is 0xe0 or above */
+	__u64 hit = zero_lanes((word & ~ONES) ^ u->pair) & leads;
+	__u64 fresh = leads & ~hit;
+
+	u->hits += hit >> 7;
+	u->odd += (hit & (word << 7)) >> 7;
+	if (fresh) {
+		__u64 lo = word & ((fresh >> 7) * 0x1f);
+		__u32 q10 = 0;
+#pragma unroll
+		for (__u32 j = 0; j < CHUNK; j++) {
+			__u32 w = block_q10((lo >> (j * 8)) & 0x1f);
+			q10 += w & -(__u32)((fresh >> (j * 8 + 7)) & 1);
+		}
+		/* The counts so far at the old pair's weights, then the lowest fresh lead's pair. */
+		__u32 lead = (word >> (lowest_lane(fresh) * 8)) & 0x1e;
+		u->q10 += q10 + lane_sum(u->hits) * u->even_q10 + lane_sum(u->odd) * (u->odd_q10 - u->even_q10);
+		u->hits = 0;
+		u->odd = 0;
+		u->pair = (0xc0 | lead) * ONES;
+		u->even_q10 = block_q10(lead);
+		u->odd_q10 = block_q10(lead | 1);
+	}
+}
+
+/*
  * Phase 4's fast path from pos: up to PROMPT_WORDS fast words wholly inside the window, their
  * keywords too while they lie in the first KEYWORD_SCAN_BYTES. Returns the bytes counted (0 when
- * the word at pos is not a fast one).
+ * the word at pos is not a fast one). Two copies (utf8 is a constant): ASCII words only, as
+ * before; or words that may hold 2-byte characters (Greek, Cyrillic, Hebrew, Arabic, accented
+ * Latin) and continuation bytes, whose block weights a second pass adds. A word with a byte of
+ * 0xe0 and above (a 3- or 4-byte lead) stops either, and the second does not start with a 3-byte
+ * lead pending (s->lead): those characters weigh by their first two bytes, the byte path's work.
  */
-static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct head_buf *hb, __u32 pos, __u32 len)
+static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct head_buf *hb, __u32 pos, __u32 len,
+					     bool utf8)
 {
 	__u64 prev = 1ull << (s->prev & 7); /* one-hot: the carries below without a branch each */
 	__u64 prev2 = 1ull << (s->prev2 & 7);
@@ -334,12 +407,14 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 		if (at + CHUNK > len)
 			break;
 		__u64 word = load64(hb, at);
-		/* Non-ASCII bytes take the byte path: their weight is a table lookup per character. */
-		if ((word & HIGHS) || has_byte(word, '"') || has_byte(word, '\\'))
+		/* 3- and 4-byte characters take the byte path: a table lookup per character (CJK, emoji) */
+		if (has_byte(word, '"') || has_byte(word, '\\') ||
+		    (utf8 ? word & (word << 1) & (word << 2) & HIGHS : word & HIGHS))
 			break;
-		count_word(&c, word);
+		count_word(&c, word, utf8);
 		if (at < kw_end) {
-			__u64 low = word | LOWER;
+			/* word_keywords needs 7-bit lanes: a non-ASCII byte (never a keyword letter) as 0 */
+			__u64 low = (word | LOWER) & (utf8 ? ~(((word & HIGHS) >> 7) * 0xff) : ~0ull);
 			keywords |= word_keywords(low, before, kw_end - at);
 			before = low;
 			kw_words = true;
@@ -350,13 +425,29 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 		return 0;
 	s->keywords |= keywords;
 	if (kw_words)
-		s->kw_window = word_window(before);
+		s->kw_window = word_window(before); /* a non-ASCII byte as 0: it matches no keyword either way */
 	s->words += lane_sum(c.words);
 	s->digit_runs += lane_sum(c.digit_runs);
 	s->punct_runs += lane_sum(c.punct_runs);
 	s->second_blanks += lane_sum(c.second_blanks);
 	s->letters += lane_sum(c.letters);
-	s->lead = 0; /* a 3-byte lead followed by ASCII: malformed, the character weighs nothing */
+	if (utf8) {
+		__u32 pair = s->hex_a & 0x1e; /* the pair kept from the last fast words (utf8_weights) */
+		struct utf8_weights u = {
+			.pair = (0xc0 | pair) * ONES,
+			.even_q10 = block_q10(pair),
+			.odd_q10 = block_q10(pair | 1),
+		};
+#pragma unroll
+		for (__u32 w = 0; w < PROMPT_WORDS; w++) {
+			if (w * CHUNK >= n)
+				break;
+			count_utf8(&u, load64(hb, pos + w * CHUNK));
+		}
+		s->chars_q10 += u.q10 + lane_sum(u.hits) * u.even_q10 + lane_sum(u.odd) * (u.odd_q10 - u.even_q10);
+		s->hex_a = u.pair & 0xff;
+	}
+	s->lead = 0; /* ASCII words: a 3-byte lead before them is malformed, the character weighs nothing */
 	s->prev2 = class_at(c.last_letters, c.last_digits, c.last_blanks, 6);
 	s->prev = class_at(c.last_letters, c.last_digits, c.last_blanks, 7);
 	s->raw += n;
@@ -365,8 +456,9 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 
 /*
  * Phase 4, one step from s->pos: the prompt string's features up to the closing quote (an escape
- * is one character), and keywords over its first KEYWORD_SCAN_BYTES bytes. Runs of fast words go
- * PROMPT_WORDS at a time (keywords matched a word at a time); anything else one byte at a time for CHUNK bytes. Every
+ * is one character), and keywords over its first KEYWORD_SCAN_BYTES bytes. Runs of fast words (ASCII,
+ * then 2-byte UTF-8) go PROMPT_WORDS at a time (keywords matched a word at a time); anything else
+ * (escapes, 3- and 4-byte characters, the closing quote) one byte at a time for CHUNK bytes. Every
  * step moves pos by CHUNK or more, so (len - start) / CHUNK steps from a string's start reach the window's end.
  */
 static __always_inline long scan_string_step(struct head_buf *hb)
@@ -376,7 +468,13 @@ static __always_inline long scan_string_step(struct head_buf *hb)
 	__u32 len = s->len;
 
 	if (s->escape == 0) {
-		__u32 n = scan_fast_words(s, hb, base, len);
+		__u32 n = scan_fast_words(s, hb, base, len, false);
+		/* the word at base holds a 2-byte character (or '"' or '\\', again refused); not for a
+		 * 3- or 4-byte lead there (CJK text: the test costs less than the call) or pending
+		 * (s->lead: a 3-byte character's second byte comes next): the byte path weighs those */
+		__u64 first = load64(hb, base);
+		if (!n && s->lead == 0 && !(first & (first << 1) & (first << 2) & HIGHS))
+			n = scan_fast_words(s, hb, base, len, true);
 		if (n) {
 			s->pos = base + n;
 			return 0;

@@ -49,40 +49,19 @@ public final class KernelBench {
     public static void main(String[] args) throws Exception {
         int repeat = args.length > 0 ? Integer.parseInt(args[0]) : REPEAT;
         String only = args.length > 2 ? args[2] : "all"; // table | traffic: quick runs while tuning the programs
-        if (!List.of("all", "table", "traffic").contains(only)) {
-            throw new IllegalArgumentException("third argument: all, table or traffic, not " + only);
+        if (!List.of("all", "table", "traffic", "ab").contains(only)) {
+            throw new IllegalArgumentException("third argument: all, table, traffic or ab, not " + only);
+        }
+        if (only.equals("ab")) {
+            abTable(Path.of(args[3]), Path.of(args[4]), args.length > 5 ? Integer.parseInt(args[5]) : 4, repeat);
+            return;
         }
         boolean tableOnly = only.equals("table");
         if (only.equals("traffic")) {
             realTraffic(args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
             return;
         }
-        Map<String, String> heads = new java.util.LinkedHashMap<>();
-        heads.put("short GET (40 B head)", "GET /v1/models HTTP/1.1\r\nHost: r\r\n\r\n");
-        heads.put("POST + Content-Length (180 B head)", "POST /v1/tasks/summarize HTTP/1.1\r\nHost: router:8080\r\n"
-                + "User-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n");
-        heads.put("POST, 600 B of headers, no Content-Length", "POST /v1/chat/completions HTTP/1.1\r\nHost: r\r\nX-Pad: "
-                + "p".repeat(560) + "\r\n\r\n" + "b".repeat(200));
-        String chatHead = "POST /v1/chat/completions HTTP/1.1\r\nHost: router:8080\r\nContent-Type: application/json\r\n";
-        for (int promptBytes : new int[] {250, 800}) {
-            String body = chatBody(promptBytes);
-            heads.put("chat, " + promptBytes + " B prompt in the segment",
-                    chatHead + "Content-Length: " + body.length() + "\r\n\r\n" + body);
-        }
-        // Non-ASCII text takes the byte path (a block weight per character): 250 B of Greek, as UTF-8.
-        String greek = "Πόσα αυγά πουλάει, με 2 δολάρια το καθένα; ".repeat(10);
-        byte[] greekBytes = java.util.Arrays.copyOf(greek.getBytes(java.nio.charset.StandardCharsets.UTF_8), 250);
-        String greekBody = "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\""
-                + new String(greekBytes, java.nio.charset.StandardCharsets.ISO_8859_1) + "\"}]}";
-        heads.put("chat, 250 B Greek prompt in the segment",
-                chatHead + "Content-Length: " + greekBody.length() + "\r\n\r\n" + greekBody);
-        // What the real-traffic phase sends (curl --data-binary of 400 B): its test_run figure beside
-        // its figure under real traffic shows what a cold cache adds.
-        heads.put("real-traffic request (POST, 400 B form body)", "POST /v1/tasks/summarize HTTP/1.1\r\nHost: 169.254.1.1:8080\r\n"
-                + "User-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Length: 400\r\n"
-                + "Content-Type: application/x-www-form-urlencoded\r\n\r\n" + "x".repeat(400));
-        heads.put("not scored (binary payload)", "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc");
-
+        Map<String, String> heads = testRunHeads();
         // Loaded as the router attaches it: the in-kernel timing on, one packet in metrics.kernelTimingSample.
         int timingSample = io.nexuscore.config.MetricsConfig.DEFAULT.kernelTimingEvery();
         KernelDataPath kernel = KernelDataPath.loadWithoutAttaching(KernelTestSupport.uniquePinDir(),
@@ -108,6 +87,77 @@ public final class KernelBench {
         if (!tableOnly) {
             realTraffic(args.length > 1 ? Integer.parseInt(args[1]) : 20_000);
         }
+    }
+
+    /**
+     * A/B of two XDP objects on the test_run table's packets, for changes smaller than this VM's
+     * drift: one data path whose object is swapped (KernelDataPath.reload) round after round, A then
+     * B, each packet the quietest of RUNS runs; printed: each round, then the lowest per packet and object.
+     */
+    private static void abTable(Path a, Path b, int rounds, int repeat) {
+        List<Path> objects = List.of(a, b);
+        Map<String, String> heads = testRunHeads();
+        Map<String, long[]> best = new java.util.LinkedHashMap<>();
+        heads.keySet().forEach(k -> best.put(k, new long[] {Long.MAX_VALUE, Long.MAX_VALUE}));
+        KernelDataPath kernel = KernelTestSupport.loadForTestRun(KernelTestSupport.DEFAULT_SCORING, Set.of(PORT));
+        try {
+            for (int round = 0; round < rounds; round++) {
+                for (int o = 0; o < 2; o++) {
+                    kernel.reload(java.util.Optional.of(objects.get(o)));
+                    StringBuilder line = new StringBuilder("round " + round + (o == 0 ? " A:" : " B:"));
+                    for (Map.Entry<String, String> head : heads.entrySet()) {
+                        long ns = quietestMean(kernel.program(KernelDataPath.XDP_PROGRAM), Packets.tcp(PORT, head.getValue()),
+                                null, repeat);
+                        best.get(head.getKey())[o] = Math.min(best.get(head.getKey())[o], ns);
+                        line.append(' ').append(ns);
+                    }
+                    System.out.println(line);
+                }
+            }
+        } finally {
+            KernelTestSupport.dispose(kernel);
+        }
+        System.out.printf("XDP test_run ns, A/B, lowest of %d rounds (repeat %,d per packet and round)%n", rounds, repeat);
+        System.out.printf("%-46s %8s %8s%n", "packet", "A", "B");
+        best.forEach((k, v) -> System.out.printf("%-46s %8d %8d%n", k, v[0], v[1]));
+        System.out.println("A: " + a + ", B: " + b);
+    }
+
+    /** The test_run table's packets (payloads of one segment each, by row label). */
+    static Map<String, String> testRunHeads() {
+        Map<String, String> heads = new java.util.LinkedHashMap<>();
+        heads.put("short GET (40 B head)", "GET /v1/models HTTP/1.1\r\nHost: r\r\n\r\n");
+        heads.put("POST + Content-Length (180 B head)", "POST /v1/tasks/summarize HTTP/1.1\r\nHost: router:8080\r\n"
+                + "User-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Type: application/json\r\nContent-Length: 400\r\n\r\n");
+        heads.put("POST, 600 B of headers, no Content-Length", "POST /v1/chat/completions HTTP/1.1\r\nHost: r\r\nX-Pad: "
+                + "p".repeat(560) + "\r\n\r\n" + "b".repeat(200));
+        String chatHead = "POST /v1/chat/completions HTTP/1.1\r\nHost: router:8080\r\nContent-Type: application/json\r\n";
+        for (int promptBytes : new int[] {250, 800}) {
+            String body = chatBody(promptBytes);
+            heads.put("chat, " + promptBytes + " B prompt in the segment",
+                    chatHead + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+        }
+        // Non-ASCII text: the fast path counts its words too and weighs its characters' blocks
+        // (2-byte scripts, 3-byte CJK); the window scans the body's first 256 B whatever its size.
+        String greek = "Πόσα αυγά πουλάει, με 2 δολάρια το καθένα; ";
+        String[][] scripts = {
+            {"250 B Greek", greek, "250"},
+            {"250 B Cyrillic", "Сколько яиц она продаёт, по 2 доллара за каждое? ", "250"},
+            {"250 B Chinese", "她每天卖多少个鸡蛋，每个鸡蛋2美元？", "250"},
+            {"1300 B Greek", greek, "1300"},
+        };
+        for (String[] script : scripts) {
+            String body = chatBody(script[1], Integer.parseInt(script[2]));
+            heads.put("chat, " + script[0] + " prompt in the segment",
+                    chatHead + "Content-Length: " + body.length() + "\r\n\r\n" + body);
+        }
+        // What the real-traffic phase sends (curl --data-binary of 400 B): its test_run figure beside
+        // its figure under real traffic shows what a cold cache adds.
+        heads.put("real-traffic request (POST, 400 B form body)", "POST /v1/tasks/summarize HTTP/1.1\r\nHost: 169.254.1.1:8080\r\n"
+                + "User-Agent: curl/7.88.1\r\nAccept: */*\r\nContent-Length: 400\r\n"
+                + "Content-Type: application/x-www-form-urlencoded\r\n\r\n" + "x".repeat(400));
+        heads.put("not scored (binary payload)", "\u0016\u0003\u0001\u0002\u0000\u0001\u0000\u01fc");
+        return heads;
     }
 
     /**
@@ -311,6 +361,16 @@ public final class KernelBench {
         return "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\""
                 + "How many eggs does she sell, at 2 dollars each? ".repeat(promptBytes / 48 + 1).substring(0, promptBytes)
                 + "\"}]}";
+    }
+
+    /**
+     * A chat request's body whose one user message is promptBytes of text's UTF-8 repeated (cut
+     * after promptBytes bytes, even inside a character), as a string of its bytes (ISO-8859-1).
+     */
+    private static String chatBody(String text, int promptBytes) {
+        byte[] utf8 = text.repeat(promptBytes / text.length() + 1).getBytes(StandardCharsets.UTF_8);
+        return "{\"model\":\"m\",\"max_tokens\":16,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + new String(java.util.Arrays.copyOf(utf8, promptBytes), StandardCharsets.ISO_8859_1) + "\"}]}";
     }
 
     private static void realTraffic(int requests, String label, String path, List<String> payload) throws Exception {

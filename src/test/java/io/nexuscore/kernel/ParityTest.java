@@ -13,6 +13,8 @@ import io.nexuscore.classify.Scorer;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.config.ScoringConfig;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
@@ -165,6 +167,86 @@ class ParityTest {
 
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * UTF-8 text takes the kernel's fast path (a word of 8 bytes at a time, the 2-byte leads'
+     * weights counted against the pair of leads kept from the words before): runs of characters of
+     * each width, starting at every lane around the words, between ASCII, escapes and keywords,
+     * malformed sequences, and scripts that change the kept pair, get the Java scorer's score. Each
+     * body is sent whole and as the first part of a body three times its length, whose estimate
+     * extrapolates the visible features (a weight the kernel missed would show there three-fold).
+     */
+    @Test
+    void utf8TextMatchesAtEveryOffset() {
+        String[] texts = {
+            "Πόσα αυγά πουλάει, με 2 δολάρια το καθένα;", // Greek: leads 0xce, 0xcf
+            "Сколько яиц она продаёт, по 2 доллара?", // Cyrillic: 0xd0, 0xd1
+            "كم بيضة تبيع كل يوم؟", // Arabic: 0xd8, 0xd9
+            "כמה ביצים היא מוכרת", // Hebrew: 0xd7
+            "Ça coûte déjà très cher, naïve façon", // Latin accents: 0xc3 between ASCII
+            "αβγ абв αβγ ÀÉ абв ξψω", // scripts changing within words: the kept pair changes
+            "她每天卖多少个鸡蛋，每个2美元", // CJK: 3-byte characters take the byte path
+            "नमस्ते दुनिया", // Devanagari: 3 bytes
+            "ok 😀 fine 🎉🎉 done", // 4-byte characters
+            "a\\u00e9b ώ\\n ё\\\"ψ\\t Ж", // escapes between 2-byte characters
+            "Περίληψη: sum of REF and gen ana", // keywords after 2-byte text
+        };
+        byte[][] raw = {
+            {(byte) 0x85, (byte) 0xbf, 'a', (byte) 0x80}, // continuation bytes without a lead
+            {(byte) 0xce, 'a', (byte) 0xce, (byte) 0xce, (byte) 0xb1}, // a lead followed by ASCII, by a lead
+            {(byte) 0xe4, (byte) 0xb8, 'x', (byte) 0xe4, 'y', (byte) 0xad}, // 3-byte sequences cut short
+            {(byte) 0xf0, (byte) 0x9f, 'z', (byte) 0xc3}, // a 4-byte sequence cut short, a lone lead
+            {(byte) 0xc0, (byte) 0xc1, (byte) 0xdf, (byte) 0xde, (byte) 0xc2, (byte) 0xc3, (byte) 0xcc, (byte) 0xcd}, // leads only
+        };
+        List<byte[]> pieces = new ArrayList<>();
+        for (String text : texts) {
+            pieces.add(text.getBytes(StandardCharsets.UTF_8));
+        }
+        pieces.addAll(List.of(raw));
+        int srcPort = 42000;
+        int cases = 0;
+        for (byte[] piece : pieces) {
+            for (int at = 0; at < 16; at++) {
+                java.io.ByteArrayOutputStream prompt = new java.io.ByteArrayOutputStream();
+                prompt.writeBytes("ab cd ef gh ij kl".substring(0, at).getBytes(StandardCharsets.US_ASCII));
+                for (int i = 0; i < 3; i++) {
+                    prompt.writeBytes(piece);
+                    prompt.writeBytes(i == 0 ? " x ".getBytes(StandardCharsets.US_ASCII) : new byte[] {' '});
+                }
+                for (long factor = 1; factor <= 3; factor += 2) {
+                    assertTrue(assertParity(promptRequest(prompt.toByteArray(), factor), srcPort++).isPresent());
+                    cases++;
+                }
+            }
+        }
+        // The keyword window's edge (KEYWORD_SCAN_BYTES after the string's start) inside and after 2-byte text.
+        for (int at = 40; at <= PromptEstimate.KEYWORD_SCAN_BYTES + 8; at++) {
+            byte[] greek = "αβγδεζηθικλμνξοπρστυφχψω".repeat(3).getBytes(StandardCharsets.UTF_8);
+            java.io.ByteArrayOutputStream prompt = new java.io.ByteArrayOutputStream();
+            prompt.write(greek, 0, at);
+            prompt.writeBytes("sUm ref αβ GEN".getBytes(StandardCharsets.UTF_8));
+            prompt.writeBytes(greek);
+            assertTrue(assertParity(promptRequest(prompt.toByteArray(), 1), srcPort++).isPresent());
+            cases++;
+        }
+        assertTrue(cases > 400, "cases: " + cases);
+    }
+
+    /**
+     * A completion request whose prompt string is {@code prompt} (raw bytes), sent whole in one
+     * segment; its Content-Length is {@code factor} times the body's (the rest unseen).
+     */
+    private static byte[] promptRequest(byte[] prompt, long factor) {
+        java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+        body.writeBytes("{\"prompt\":\"".getBytes(StandardCharsets.US_ASCII));
+        body.writeBytes(prompt);
+        body.writeBytes("\"}".getBytes(StandardCharsets.US_ASCII));
+        java.io.ByteArrayOutputStream payload = new java.io.ByteArrayOutputStream();
+        payload.writeBytes(("POST /v1/completions HTTP/1.1\r\nHost: r\r\nContent-Length: " + body.size() * factor + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        payload.writeBytes(body.toByteArray());
+        return payload.toByteArray();
     }
 
     /** Runs payload through XDP from srcPort and asserts the kernel's verdict equals the Java scorer's. */
