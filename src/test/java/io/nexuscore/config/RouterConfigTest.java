@@ -101,6 +101,24 @@ class RouterConfigTest {
     }
 
     @Test
+    void kernelTimingSamplesOnePacketInAPowerOfTwo() {
+        MetricsConfig defaults = RouterConfig.fromJson(RouterConfig.embeddedDefaults()).metrics();
+        assertEquals(16, defaults.kernelTimingEvery(), "the embedded default: one packet in 16");
+        for (String bad : new String[] {"0", "12", "2048", "-4"}) {
+            JsonObject json = RouterConfig.embeddedDefaults()
+                    .mergeIn(new JsonObject("{\"metrics\": {\"kernelTimingSample\": " + bad + "}}"), true);
+            assertTrue(assertThrows(ConfigException.class, () -> RouterConfig.fromJson(json)).getMessage()
+                    .contains("metrics.kernelTimingSample"), bad);
+        }
+        JsonObject every = RouterConfig.embeddedDefaults()
+                .mergeIn(new JsonObject("{\"metrics\": {\"kernelTimingSample\": 1}}"), true);
+        assertEquals(1, RouterConfig.fromJson(every).metrics().kernelTimingEvery());
+        JsonObject off = RouterConfig.embeddedDefaults()
+                .mergeIn(new JsonObject("{\"metrics\": {\"kernelTiming\": false}}"), true);
+        assertEquals(0, RouterConfig.fromJson(off).metrics().kernelTimingEvery(), "timing off: nothing sampled");
+    }
+
+    @Test
     void controlPlaneOffLoopbackIsAllowedWithATokenAndTlsOrAnExplicitPlaintextChoice() {
         JsonObject json = RouterConfig.embeddedDefaults()
                 .mergeIn(new JsonObject("{\"control\": {\"host\": \"0.0.0.0\", \"bearerToken\": \"s3cret-s3cret-s3cret\"}}"), true);
