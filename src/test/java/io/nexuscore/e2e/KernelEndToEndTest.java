@@ -58,7 +58,11 @@ class KernelEndToEndTest extends RequestSuite {
             port = FreePort.pick();
             JsonObject kernel = new JsonObject().put("mode", "kernel").put("pinDir", pinDir.toString())
                     .put("interfaces", List.of(veth.hostInterface)).put("xdpMode", "generic");
-            JsonObject json = config(veth.hostAddress.getHostAddress(), port, kernel, stateDir);
+            JsonObject json = config(veth.hostAddress.getHostAddress(), port, kernel, stateDir)
+                    // The suite's few requests are its only traffic: at the default (one packet in 16 per
+                    // CPU) they may time no full classify -> policy -> mark chain, so time every packet.
+                    // DataPathTimingsTest covers the sampling itself.
+                    .put("metrics", new JsonObject().put("kernelTimingSample", 1));
             router = RouterRuntime.start(RouterConfig.fromJson(json));
             curl = new Curl(List.of("ip", "netns", "exec", veth.namespace), veth.hostAddress.getHostAddress(), port);
             control = ControlClient.forConfig(json);
