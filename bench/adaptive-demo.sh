@@ -14,7 +14,8 @@
 # least the upstream's delay, and 82,000 us falls in the bucket whose floor is 81,920 us: cut
 # 5 * 81,920 / 50,000 = 8, so two periods reach 60 -> 52 -> 44. Below 81.92 ms the floor is 73,728 us
 # (cut 7: 60 -> 53 -> 46, three periods): 80 or 81 ms would count on the router's own time to lift the
-# P95 over 81.92 ms. 82 is the smallest whole delay that reaches 45 in two periods on an idle machine;
+# P95 over 81.92 ms (it did on 2026-12-07: P95 98.3 and 90.1 ms at 80 ms, 8 clients, a 2-core VM).
+# 82 is the smallest whole delay that reaches 45 in two periods whatever the router adds;
 # a loaded one only raises the P95, and so the cut (at most 20 a period).
 # Requests with simulate_ms (dataPlane.testHooks) never feed the loop, by design.
 # Stops what it started (by PID) and removes its pins. Refuses to run when something is already
@@ -96,7 +97,11 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 curl -sf "http://127.0.0.1:$control_port/healthz" > /dev/null || { cat "$tmp/router.log" >&2; exit 1; }
-curl -sN "http://127.0.0.1:$control_port/events?types=recalibration,threshold" > "$tmp/events.txt" 2>/dev/null &
+# GET /events needs the control token, which the router generated beside the state file at start;
+# curl reads the header from a 0600 file so the token stays out of the process list.
+(umask 077; printf 'Authorization: Bearer %s\n' "$(cat "$tmp/control.token")" > "$tmp/auth.header")
+curl -sN -H @"$tmp/auth.header" "http://127.0.0.1:$control_port/events?types=recalibration,threshold" \
+  > "$tmp/events.txt" 2>/dev/null &
 sse_pid=$!
 
 nano_max() {
