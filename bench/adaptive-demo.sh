@@ -16,7 +16,7 @@
 # (cut 7: 60 -> 53 -> 46, three periods): 80 or 81 ms would count on the router's own time to lift the
 # P95 over 81.92 ms (it did on 2026-12-07: P95 98.3 and 90.1 ms at 80 ms, 8 clients, a 2-core VM).
 # 82 is the smallest whole delay that reaches 45 in two periods whatever the router adds;
-# a loaded one only raises the P95, and so the cut (at most 20 a period).
+# a loaded machine only raises the P95, and so the cut (at most 20 a period).
 # Requests with simulate_ms (dataPlane.testHooks) never feed the loop, by design.
 # Stops what it started (by PID) and removes its pins. Refuses to run when something is already
 # attached to the interface.
