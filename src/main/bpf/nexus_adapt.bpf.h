@@ -9,8 +9,8 @@
 /* ======================================================================================
  * Adaptive recalibration: a bpf_timer drains latency_ringbuf every period and runs two stages
  * on what it drained, each on its own settings, either or both acting in one period:
- *   - latency: P95 per tier; lowers score_thresholds.nano_max when nano's P95 is over its target
- *     (and raises it back after good periods);
+ *   - latency: P95 per tier; lowers score_thresholds.nano_max when nano's P95 is over its target,
+ *     more the further over (and raises it back a step at a time after good periods);
  *   - calibration: refits token_model.gain from the samples that carry the guest's true count.
  *
  *   nexus_adapt_arm (SEC("syscall"), run once by the loader with BPF_PROG_TEST_RUN, and again
@@ -213,9 +213,26 @@ static __always_inline __u64 period_ns(const struct adaptive_settings *s)
 }
 
 /*
- * The latency stage: lowers nano_max when nano's P95 is over its target, raises it back after
- * raise_after good periods, with a compare-and-set on score_thresholds. Returns without a change
- * when the period gives no decision.
+ * How far one period over target lowers nano_max: in proportion to the miss, step * p95 / target
+ * rounded down, at least one step and at most ADAPT_CUT_MAX_STEPS steps. A far miss should not
+ * take many periods (each 10 s by default) to act on; the cap keeps one period's outlier P95 from
+ * emptying nano. No overflow: step and p95 are u32, their product fits u64; target is not 0.
+ */
+static __always_inline __u32 nano_cut(__u32 step, __u32 p95_us, __u32 target_us)
+{
+	__u64 cut = (__u64)step * p95_us / target_us;
+
+	if (cut < step)
+		return step;
+	if (cut > (__u64)step * ADAPT_CUT_MAX_STEPS)
+		return step * ADAPT_CUT_MAX_STEPS;
+	return (__u32)cut;
+}
+
+/*
+ * The latency stage: lowers nano_max by nano_cut when nano's P95 is over its target, raises it
+ * back by one step after raise_after good periods, with a compare-and-set on score_thresholds.
+ * Returns without a change when the period gives no decision.
  */
 static __always_inline void latency_stage(const struct adaptive_settings *s, struct adaptive_stats *st,
 					  const __u32 *p95, const __u32 *samples)
@@ -224,7 +241,7 @@ static __always_inline void latency_stage(const struct adaptive_settings *s, str
 	struct score_thresholds *cur, seen, next;
 	__u64 seen_word, next_word;
 	struct recalibration_event *ev;
-	__u32 nano_target = s->target_p95_us[TIER_NANO], step = s->step, floor = s->floor, old_nano_max;
+	__u32 nano_target = s->target_p95_us[TIER_NANO], step = s->step, floor = s->floor, old_nano_max, cut;
 	long rc;
 
 	if (!s->enabled || !nano_target || !step || samples[TIER_NANO] == 0
@@ -246,7 +263,8 @@ static __always_inline void latency_stage(const struct adaptive_settings *s, str
 		st->good_periods = 0;
 		if (old_nano_max <= floor)
 			return;
-		next.nano_max = old_nano_max - floor > step ? old_nano_max - step : floor;
+		cut = nano_cut(step, p95[TIER_NANO], nano_target);
+		next.nano_max = old_nano_max - floor > cut ? old_nano_max - cut : floor;
 	} else if (s->ceiling && (__u64)p95[TIER_NANO] * 100 < (__u64)nano_target * s->raise_below_pct) {
 		__u32 cap = s->ceiling < next.small_max ? s->ceiling : next.small_max - 1;
 

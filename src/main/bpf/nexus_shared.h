@@ -313,6 +313,11 @@ _Static_assert(sizeof(struct token_model) == 8, "token_model is 8 bytes");
 #define LAT_BUCKETS 256
 /* Upper bound of events drained per timer period (settings.max_events is clamped to it). */
 #define ADAPT_MAX_EVENTS 100000
+/*
+ * The most one period over target lowers nano_max by, in steps: the cut is step * p95 / target
+ * (at least one step), capped at ADAPT_CUT_MAX_STEPS * step.
+ */
+#define ADAPT_CUT_MAX_STEPS 4
 
 /*
  * latency_ringbuf sample (BPF_MAP_TYPE_USER_RINGBUF, user -> kernel): one per completed request,
@@ -344,7 +349,7 @@ struct adaptive_settings {
 	__u32 enabled;                   /* 0: drain and discard, never change thresholds */
 	__u32 period_ms;                 /* timer period */
 	__u32 target_p95_us[TIER_COUNT]; /* P95 target per tier; only nano's acts (0 = none) */
-	__u32 step;                      /* nano_max decrement per period over target */
+	__u32 step;                      /* nano_max cut unit (ADAPT_CUT_MAX_STEPS) and raise-back step */
 	__u32 floor;                     /* nano_max never goes below this */
 	__u32 min_samples;               /* fewer nano samples in a period: no decision */
 	__u32 max_events;                /* events drained per period, at most ADAPT_MAX_EVENTS */

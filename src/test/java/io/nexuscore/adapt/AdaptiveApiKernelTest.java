@@ -118,8 +118,9 @@ class AdaptiveApiKernelTest {
 
         EventHub.Subscription events = hub.subscribe(Set.of("recalibration", "threshold"), OptionalLong.empty(), () -> { });
         LatencyRecorder recorder = kernel.latencyRing().recorder();
+        // 54 ms: bucket floor 53,248 us; 10 * 53,248 / 50,000 rounds down to one step of the patched 10.
         for (int i = 0; i < 1000; i++) {
-            recorder.record(Tier.NANO, null, "tenant-a", 80_000_000L);
+            recorder.record(Tier.NANO, null, "tenant-a", 54_000_000L);
         }
 
         List<EventHub.Event> seen = new ArrayList<>();
@@ -172,7 +173,8 @@ class AdaptiveApiKernelTest {
         int patches = 0;
         long deadline = System.nanoTime() + WAIT.toNanos();
         while ((kernel.adaptive().status().recalibrations() - before < 20 || patches < 200) && System.nanoTime() < deadline) {
-            recorder.record(Tier.NANO, null, "tenant-a", 80_000_000L); // every period over target: the timer keeps writing
+            // Every period over target: the timer keeps writing, one step (1 * 73,728 / 50,000 rounds down to 1).
+            recorder.record(Tier.NANO, null, "tenant-a", 80_000_000L);
             last = 254 + (patches % 2);
             HttpResponse<Buffer> r = client.patch(port, "127.0.0.1", "/thresholds")
                     .putHeader("Content-Type", "application/merge-patch+json")

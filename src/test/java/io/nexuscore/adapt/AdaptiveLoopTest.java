@@ -16,6 +16,7 @@ import io.nexuscore.kernel.maps.AdaptiveStatus;
 import io.nexuscore.kernel.maps.Recalibration;
 import io.nexuscore.classify.Thresholds;
 import io.nexuscore.classify.Tier;
+import io.nexuscore.testing.NanoCut;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -38,7 +39,16 @@ class AdaptiveLoopTest {
 
     private static final int PERIOD_MS = 200;
     private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final int TARGET_US = 50_000;
+    private static final int STEP = 5;
+    private static final int FLOOR = 20;
     private static final long SLOW_NANOS = 80_000_000L; // 80 ms, over the 50 ms target
+    /*
+     * 54 ms: bucket floor 53,248 us, over the 50 ms target by less than a fifth, so the cut
+     * (step * p95 / target = 5.3, rounded down) is exactly one step.
+     */
+    private static final long ONE_STEP_NANOS = 54_000_000L;
+    private static final int ONE_STEP_P95_US = 53_248;
     private static final long FAST_NANOS = 5_000_000L;  // 5 ms
 
     private KernelDataPath kernel;
@@ -62,9 +72,18 @@ class AdaptiveLoopTest {
     }
 
     @Test
+    void theDefaultsAreTheOnesTheseTestsCountOn() {
+        AdaptiveSettings s = kernel.adaptive().settings();
+        assertEquals(TARGET_US, s.nanoTargetP95Us());
+        assertEquals(STEP, s.step());
+        assertEquals(FLOOR, s.floor());
+        assertEquals(STEP, NanoCut.expected(STEP, ONE_STEP_P95_US, TARGET_US), "54 ms cuts one step");
+    }
+
+    @Test
     void slowNanoTrafficLowersNanoMaxByTheStepWithACompareAndSet() {
         assertEquals(60, kernel.thresholds().read().nanoMax());
-        write(Tier.NANO, SLOW_NANOS, 1000);
+        write(Tier.NANO, ONE_STEP_NANOS, 1000);
 
         awaitCondition("nano_max lowered", () -> kernel.thresholds().read().nanoMax() < 60);
         awaitTicks(2);
@@ -81,7 +100,7 @@ class AdaptiveLoopTest {
         assertEquals(60, last.oldNanoMax());
         assertEquals(55, last.newNanoMax());
         assertEquals(1000, last.samples());
-        assertTrue(last.p95Us() > 50_000 && last.p95Us() <= 80_000, "P95 bucket floor near 80 ms: " + last.p95Us());
+        assertEquals(ONE_STEP_P95_US, last.p95Us(), "P95: the bucket floor of 54 ms");
 
         awaitCondition("recalibration event reaches the consumer", () -> !received.isEmpty());
         assertEquals(last, received.get(0));
@@ -90,23 +109,64 @@ class AdaptiveLoopTest {
     @Test
     void everyPeriodOverTargetStepsDownToFortyAndTheFloorHolds() {
         for (int expected = 55; expected >= 40; expected -= 5) {
-            write(Tier.NANO, SLOW_NANOS, 100);
+            write(Tier.NANO, ONE_STEP_NANOS, 100);
             int target = expected;
             awaitCondition("nano_max " + target, () -> kernel.thresholds().read().nanoMax() == target);
         }
         kernel.thresholds().write(new Thresholds(22, 130));
-        write(Tier.NANO, SLOW_NANOS, 100);
+        write(Tier.NANO, ONE_STEP_NANOS, 100);
         awaitCondition("nano_max at the floor", () -> kernel.thresholds().read().nanoMax() == 20);
-        write(Tier.NANO, SLOW_NANOS, 100);
+        write(Tier.NANO, ONE_STEP_NANOS, 100);
         long ticks = kernel.adaptive().status().ticks();
         awaitTicksAfter(ticks, 2);
         assertEquals(20, kernel.thresholds().read().nanoMax(), "never below the floor");
     }
 
+    /** 200 ms against a 50 ms target: the cut follows the miss, more than one step and less than the cap. */
+    @Test
+    void aFarMissCutsInProportionToTheMiss() {
+        write(Tier.NANO, 200_000_000L, 100);
+        awaitCondition("nano_max lowered", () -> kernel.thresholds().read().nanoMax() < 60);
+        Recalibration last = kernel.adaptive().status().last().orElseThrow();
+        assertEquals(196_608, last.p95Us(), "P95: the bucket floor of 200 ms");
+        int cut = NanoCut.expected(STEP, last.p95Us(), TARGET_US);
+        assertEquals(19, cut, "5 * 196,608 / 50,000 rounded down");
+        assertEquals(60, last.oldNanoMax());
+        assertEquals(cut, last.oldNanoMax() - last.newNanoMax());
+        assertEquals(new Thresholds(41, 130), kernel.thresholds().read());
+        assertEquals(1, kernel.adaptive().status().recalibrations(), "one period, one cut");
+    }
+
+    /** 2 s against 50 ms would cut 196; the cut stops at CUT_MAX_STEPS steps, and the floor still holds. */
+    @Test
+    void aHugeMissIsCappedAndTheFloorHolds() {
+        int cap = STEP * AdaptiveSettings.CUT_MAX_STEPS;
+        write(Tier.NANO, 2_000_000_000L, 100);
+        awaitCondition("nano_max lowered", () -> kernel.thresholds().read().nanoMax() < 60);
+        Recalibration first = kernel.adaptive().status().last().orElseThrow();
+        assertTrue((long) STEP * first.p95Us() / TARGET_US > cap, "uncapped, the cut would be more: " + first.p95Us());
+        assertEquals(60 - cap, first.newNanoMax(), "capped at " + AdaptiveSettings.CUT_MAX_STEPS + " steps");
+        assertEquals(60 - cap, kernel.thresholds().read().nanoMax());
+
+        // 30 - 20 would be 10: the floor (20) stops it, and the next periods leave it there.
+        kernel.thresholds().write(new Thresholds(30, 130));
+        write(Tier.NANO, 2_000_000_000L, 100);
+        awaitCondition("nano_max at the floor", () -> kernel.thresholds().read().nanoMax() == FLOOR);
+        Recalibration toFloor = kernel.adaptive().status().last().orElseThrow();
+        assertEquals(30, toFloor.oldNanoMax());
+        assertEquals(FLOOR, toFloor.newNanoMax());
+        long recalibrations = kernel.adaptive().status().recalibrations();
+        write(Tier.NANO, 2_000_000_000L, 100);
+        long ticks = kernel.adaptive().status().ticks();
+        awaitTicksAfter(ticks, 2);
+        assertEquals(FLOOR, kernel.thresholds().read().nanoMax(), "never below the floor");
+        assertEquals(recalibrations, kernel.adaptive().status().recalibrations(), "at the floor: no change, no event");
+    }
+
     @Test
     void goodPeriodsRaiseNanoMaxBackToTheCeilingWithHysteresis() {
         assertEquals(60, kernel.adaptive().settings().ceiling(), "the ceiling is the configured nano_max");
-        write(Tier.NANO, SLOW_NANOS, 100);
+        write(Tier.NANO, ONE_STEP_NANOS, 100);
         awaitCondition("nano_max 55", () -> kernel.thresholds().read().nanoMax() == 55);
 
         goodPeriod(1);
@@ -184,10 +244,10 @@ class AdaptiveLoopTest {
 
     @Test
     void theLoopResumesAfterAReloadWithOneTimer() {
-        write(Tier.NANO, SLOW_NANOS, 100);
+        write(Tier.NANO, ONE_STEP_NANOS, 100);
         awaitCondition("first step", () -> kernel.thresholds().read().nanoMax() == 55);
         kernel.reload(Optional.empty());
-        write(Tier.NANO, SLOW_NANOS, 100);
+        write(Tier.NANO, ONE_STEP_NANOS, 100);
         awaitCondition("step after reload", () -> kernel.thresholds().read().nanoMax() == 50);
         long ticks = kernel.adaptive().status().ticks();
         awaitTicksAfter(ticks, 3);
@@ -205,7 +265,7 @@ class AdaptiveLoopTest {
         try (LatencyRing ring = LatencyRing.openPinned(pinDir);
              BpfMap thresholds = BpfMap.openPinned(pinDir, "score_thresholds", 4, SharedStructs.SCORE_THRESHOLDS.size())) {
             for (int i = 0; i < 100; i++) {
-                assertTrue(ring.write(Tier.NANO, SLOW_NANOS, 0));
+                assertTrue(ring.write(Tier.NANO, ONE_STEP_NANOS, 0));
             }
             try (ScoreThresholdsMap map = ScoreThresholdsMap.map(thresholds)) {
                 awaitCondition("nano_max lowered with no loader running", () -> map.read().nanoMax() == 55);
@@ -216,7 +276,7 @@ class AdaptiveLoopTest {
                 io.nexuscore.config.KernelConfig.XdpMode.GENERIC);
         assertEquals(PERIOD_MS, kernel.adaptive().settings().periodMs());
         assertEquals(55, kernel.thresholds().read().nanoMax());
-        write(Tier.NANO, SLOW_NANOS, 100);
+        write(Tier.NANO, ONE_STEP_NANOS, 100);
         awaitCondition("nano_max 50 after the restart", () -> kernel.thresholds().read().nanoMax() == 50);
     }
 

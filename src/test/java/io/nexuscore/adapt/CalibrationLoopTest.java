@@ -201,7 +201,8 @@ class CalibrationLoopTest {
 
     @Test
     void bothStagesActInTheSamePeriod() {
-        write(Tier.NANO, 100, TRUE_SKEWED, ESTIMATE_Q4, 80_000_000L); // slow nano traffic, and skewed counts
+        // Slow nano traffic (54 ms: bucket floor 53,248 us, a cut of exactly one step), and skewed counts.
+        write(Tier.NANO, 100, TRUE_SKEWED, ESTIMATE_Q4, 54_000_000L);
         awaitCondition("nano_max lowered and gain moved",
                 () -> kernel.thresholds().read().nanoMax() == 55 && rawGain() == 1088);
         AdaptiveStatus status = kernel.adaptive().status();

@@ -64,6 +64,7 @@ class SharedConstantsTest {
         java.put("VERDICT_FALLBACK6", (long) SharedStructs.VERDICT_FALLBACK6);
         java.put("SLOT_HASH_MULT", Integer.toUnsignedLong(SharedStructs.SLOT_HASH_MULT));
         java.put("ADAPT_MAX_EVENTS", (long) AdaptiveSettings.MAX_EVENTS);
+        java.put("ADAPT_CUT_MAX_STEPS", (long) AdaptiveSettings.CUT_MAX_STEPS);
         java.put("TOKEN_GAIN_ONE", (long) io.nexuscore.classify.TokenGain.ONE_Q10);
         java.put("TOKEN_GAIN_MAX", (long) io.nexuscore.classify.TokenGain.MAX_Q10);
         java.put("VERDICT_F_BLIND", (long) SharedStructs.VERDICT_F_BLIND);

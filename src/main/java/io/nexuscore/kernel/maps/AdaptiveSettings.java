@@ -9,8 +9,9 @@ import io.nexuscore.classify.TokenGain;
  *
  * @param enabled         false: the loop drains and discards latency events, never changes thresholds
  * @param periodMs        timer period
- * @param nanoTargetP95Us nano's P95 target; above it nano_max goes down by {@code step}
- * @param step            nano_max decrement per period over target
+ * @param nanoTargetP95Us nano's P95 target; above it nano_max goes down by {@code step * p95 / target}
+ *                        (at least {@code step}, at most {@link #CUT_MAX_STEPS} {@code * step})
+ * @param step            unit of nano_max's cut per period over target, and of the raise-back
  * @param floor           nano_max never goes below this
  * @param minSamples      periods with fewer nano samples make no decision
  * @param maxEvents       latency events drained per period
@@ -30,6 +31,8 @@ public record AdaptiveSettings(boolean enabled, int periodMs, int nanoTargetP95U
 
     /** ADAPT_MAX_EVENTS in nexus_shared.h. */
     public static final int MAX_EVENTS = 100_000;
+    /** ADAPT_CUT_MAX_STEPS in nexus_shared.h: the most one period over target cuts, in steps. */
+    public static final int CUT_MAX_STEPS = 4;
     public static final int MIN_PERIOD_MS = 50;
     public static final int MAX_PERIOD_MS = 3_600_000;
 
