@@ -81,7 +81,7 @@ static __always_inline long find_key_in_word(struct head_buf *hb, struct scan_st
  */
 static __always_inline long find_key_in_stride(struct head_buf *hb, struct scan_state *s, __u32 start, __u32 len)
 {
-#pragma unroll
+	ROLLED
 	for (__u32 w = 0; w < KEY_WORDS; w++) {
 		__u32 base = start + w * CHUNK;
 		if (base >= len)
@@ -354,7 +354,7 @@ static __always_inline void count_utf8(struct utf8_weights *u, __u64 word)
 	if (fresh) {
 		__u64 lo = word & ((fresh >> 7) * 0x1f);
 		__u32 q10 = 0;
-#pragma unroll
+		ROLLED
 		for (__u32 j = 0; j < CHUNK; j++) {
 			__u32 w = block_q10((lo >> (j * 8)) & 0x1f);
 			q10 += w & -(__u32)((fresh >> (j * 8 + 7)) & 1);
@@ -401,7 +401,7 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 	__u32 keywords = 0;
 	__u32 n = 0;
 
-#pragma unroll
+	ROLLED
 	for (__u32 w = 0; w < PROMPT_WORDS; w++) {
 		__u32 at = pos + w * CHUNK;
 		if (at + CHUNK > len)
@@ -438,7 +438,7 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 			.even_q10 = block_q10(pair),
 			.odd_q10 = block_q10(pair | 1),
 		};
-#pragma unroll
+		ROLLED
 		for (__u32 w = 0; w < PROMPT_WORDS; w++) {
 			if (w * CHUNK >= n)
 				break;
@@ -487,7 +487,7 @@ static __always_inline long scan_string_step(struct head_buf *hb)
 	 * eight inlined copies of count_byte were ~17 KB of the scan's code. Rolled, a chat's XDP run
 	 * cost 15-50 % less under real traffic (docs/kernel-segments.md) and the same in test_run.
 	 */
-#pragma clang loop unroll(disable)
+	ROLLED
 	for (__u32 j = 0; j < CHUNK; j++) {
 		__u32 i = base + j;
 		if (i >= len)
