@@ -49,7 +49,7 @@ enum { CLS_LETTER, CLS_DIGIT, CLS_BLANK, CLS_BREAK, CLS_PUNCT };
  * and the router's work run between two requests on the same cores), so its cost follows the code
  * it touches more than the instructions it runs: a request segment cost 5-8 us under the routing
  * evaluation against ~0.4 us in BPF_PROG_TEST_RUN, where the code stays hot. Rolling every word
- * loop shrank the classifier's code from 63 to 36 KB and its cost under the routing evaluation by
+ * loop shrank the classifier's code from 65 to 35 KB and its cost under the routing evaluation by
  * ~22 % (mean of eight interleaved rounds), for ~+50 ns in BPF_PROG_TEST_RUN; the verifier processes
  * fewer instructions too (907k -> 786k of its 1M). Measured in docs/kernel-segments.md.
  */
