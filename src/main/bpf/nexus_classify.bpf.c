@@ -186,7 +186,7 @@ static __always_inline int classify_xdp(struct xdp_md *ctx)
  * takes the tier XDP stored for its 4-tuple (XDP runs first on ingress and has stored the verdict
  * of the head this segment starts or continues). No scan of the payload here.
  */
-static __always_inline int tc_classify(struct __sk_buff *skb)
+static __always_inline int tc_classify(struct __sk_buff *skb, __u64 t0)
 {
 	struct tcp_facts f = {};
 
@@ -218,6 +218,7 @@ static __always_inline int tc_classify(struct __sk_buff *skb)
 	}
 	skb->cb[CB_SRC_IP] = f.ipv6 ? 0 : f.key.src_ip;
 	skb->cb[CB_IPV6] = f.ipv6;
+	tc_chain_handoff(t0);
 	bpf_tail_call(skb, &tc_chain, TC_SLOT_POLICY);
 	return TC_NEXT; /* the chain is not installed: pass unmarked */
 }
@@ -268,16 +269,16 @@ int nexus_classify(struct xdp_md *ctx)
 SEC("tc")
 int nexus_tc_classify(struct __sk_buff *skb)
 {
-	tc_stage_enter(true);
-	int rc = tc_classify(skb);
-	tc_chain_exit();
+	__u64 t0 = timing_start();
+	int rc = tc_classify(skb, t0);
+	tc_first_exit(t0);
 	return rc;
 }
 
 SEC("tc")
 int nexus_tc_policy(struct __sk_buff *skb)
 {
-	tc_stage_enter(false);
+	tc_stage_enter();
 	int rc = tc_policy(skb);
 	tc_chain_exit();
 	return rc;
@@ -286,7 +287,7 @@ int nexus_tc_policy(struct __sk_buff *skb)
 SEC("tc")
 int nexus_tc_mark(struct __sk_buff *skb)
 {
-	tc_stage_enter(false);
+	tc_stage_enter();
 	int rc = tc_mark(skb);
 	tc_chain_exit();
 	return rc;

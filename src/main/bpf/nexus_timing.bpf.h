@@ -4,12 +4,14 @@
  * depth (issue 18). Included by nexus_classify.bpf.c, whose SEC() entry points are thin wrappers:
  *
  *   xdp:  t0 = timing_start(); rc = <the classifier>; timing_end(TIMED_XDP, t0)
- *   tc:   tc_stage_enter(first) at each stage's entry; tc_chain_exit() where a stage returns, which
- *         is the chain's end (a tail call that succeeds never returns to its caller)
+ *   tc:   the first stage: t0 = timing_start(); rc = <stage>, which calls tc_chain_handoff(t0) before
+ *         its tail call; tc_first_exit(t0). A later stage: tc_stage_enter(); rc = <stage>;
+ *         tc_chain_exit(). A stage that returns ends the chain (a tail call that succeeds never
+ *         returns to its caller)
  *
  * Switched at load time by nexus_observe (its own section, .rodata.observe, so the classifier's
  * .rodata stays struct load_settings alone): 0 and the verifier drops every line of it; N (a power
- * of two) times one XDP run and one TC chain in N per CPU (metrics.kernelTimingSample). Two
+ * of two) times one XDP run and one TC chain in N, drawn at random (metrics.kernelTimingSample). Two
  * bpf_ktime_get_ns() calls and a histogram update cost ~80 ns per packet on this VM, as much as a
  * short head's whole classification; one packet in 16 keeps the histograms' shape for ~5 ns.
  * Layouts and bucket rule: nexus_metrics.h. Readers: io.nexuscore.metrics.DataPathTimings.
@@ -37,14 +39,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } tc_depth SEC(".maps");
-
-/* Packets seen per CPU (key TIMED_*): the sampling's tick (nexus_observe). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, TIMED_PROGRAMS);
-	__type(key, __u32);
-	__type(value, __u32);
-} timing_ticks SEC(".maps");
 
 /* The chain in flight on this CPU (a chain runs to its end on one CPU, in one softirq). */
 struct {
@@ -92,20 +86,22 @@ static __always_inline void timing_record(__u32 program, __u64 ns)
 	h->sum_ns += ns;
 }
 
-/* True for the one packet in nexus_observe that this CPU times (never when nexus_observe is 0). */
-static __always_inline bool timing_sampled(__u32 program)
+/*
+ * True for one packet in nexus_observe on average (never when nexus_observe is 0), drawn from the
+ * kernel's per-CPU pseudo-random state. Not a per-CPU counter in a map: under real traffic that
+ * map's value is a cold cache line on every packet of the interface, ~120 ns of a run that costs
+ * ~250 without it (docs/kernel-segments.md, "Fourth pass"); the generator's state stays warm.
+ */
+static __always_inline bool timing_sampled(void)
 {
 	if (!nexus_observe)
 		return false;
-	__u32 *tick = bpf_map_lookup_elem(&timing_ticks, &program);
-	if (!tick)
-		return false;
-	return ((*tick)++ & (nexus_observe - 1)) == 0;
+	return (bpf_get_prandom_u32() & (nexus_observe - 1)) == 0;
 }
 
 static __always_inline __u64 timing_start(void)
 {
-	return timing_sampled(TIMED_XDP) ? bpf_ktime_get_ns() : 0;
+	return timing_sampled() ? bpf_ktime_get_ns() : 0;
 }
 
 static __always_inline void timing_end(__u32 program, __u64 t0)
@@ -114,8 +110,32 @@ static __always_inline void timing_end(__u32 program, __u64 t0)
 		timing_record(program, bpf_ktime_get_ns() - t0);
 }
 
-/* Entry of a TC stage: the first decides whether this chain is sampled and starts its clock, every stage of a sampled chain counts itself. */
-static __always_inline void tc_stage_enter(bool first)
+/*
+ * The TC chain's clock. The first stage (nexus_tc_classify) keeps it in a local: most packets end
+ * the chain there (no request bytes), and such a packet touches no map for its timing. Only a
+ * packet that goes on by tail call hands the clock over in tc_chain_state (tc_chain_handoff, just
+ * before the tail call), where the later stages count themselves and the last one records.
+ */
+static __always_inline void tc_count_depth(__u32 depth)
+{
+	if (depth >= TC_DEPTH_SLOTS)
+		depth = TC_DEPTH_SLOTS - 1;
+	__u64 *count = bpf_map_lookup_elem(&tc_depth, &depth);
+	if (count)
+		*count += 1;
+}
+
+/* The first stage returns: a sampled chain of one stage ends here. */
+static __always_inline void tc_first_exit(__u64 t0)
+{
+	if (!nexus_observe || !t0)
+		return;
+	timing_record(TIMED_TC, bpf_ktime_get_ns() - t0);
+	tc_count_depth(1);
+}
+
+/* The first stage tail-calls the next: the chain's clock (0: not sampled) goes to tc_chain_state. */
+static __always_inline void tc_chain_handoff(__u64 t0)
 {
 	if (!nexus_observe)
 		return;
@@ -123,16 +143,22 @@ static __always_inline void tc_stage_enter(bool first)
 	struct tc_chain_state *s = bpf_map_lookup_elem(&tc_chain_state, &zero);
 	if (!s)
 		return;
-	if (first) {
-		bool sampled = timing_sampled(TIMED_TC);
-		s->start_ns = sampled ? bpf_ktime_get_ns() : 0;
-		s->depth = sampled;
-	} else if (s->start_ns) {
-		s->depth += 1;
-	}
+	s->start_ns = t0;
+	s->depth = t0 != 0;
 }
 
-/* A stage returns: the chain ends here. Records a sampled chain's run time and its length. */
+/* Entry of a later stage (reached by tail call only): a sampled chain counts it. */
+static __always_inline void tc_stage_enter(void)
+{
+	if (!nexus_observe)
+		return;
+	__u32 zero = 0;
+	struct tc_chain_state *s = bpf_map_lookup_elem(&tc_chain_state, &zero);
+	if (s && s->start_ns)
+		s->depth += 1;
+}
+
+/* A later stage returns: the chain ends here. Records a sampled chain's run time and its length. */
 static __always_inline void tc_chain_exit(void)
 {
 	if (!nexus_observe)
@@ -142,10 +168,7 @@ static __always_inline void tc_chain_exit(void)
 	if (!s || !s->start_ns)
 		return;
 	timing_record(TIMED_TC, bpf_ktime_get_ns() - s->start_ns);
-	__u32 depth = s->depth < TC_DEPTH_SLOTS ? s->depth : TC_DEPTH_SLOTS - 1;
-	__u64 *count = bpf_map_lookup_elem(&tc_depth, &depth);
-	if (count)
-		*count += 1;
+	tc_count_depth(s->depth);
 	s->start_ns = 0;
 }
 
