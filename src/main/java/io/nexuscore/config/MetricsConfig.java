@@ -7,9 +7,9 @@ import java.util.Set;
  *
  * @param kernelTiming  time the XDP program and the TC chain inside the kernel and observe the
  *                      chain's tail-call depth (a load-time switch: off costs nothing)
- * @param kernelTimingSample time one packet in this many per CPU (a power of two, 1..1024): a timed
- *                      packet pays ~80 ns for its two clock reads and the histogram, an untimed one a
- *                      counter; 1 times every packet
+ * @param kernelTimingSample time one packet in this many, drawn at random (a power of two, 1..1024):
+ *                      a timed packet pays ~80 ns for its two clock reads and the histogram, an untimed
+ *                      one a pseudo-random draw; 1 times every packet
  * @param tlbFlushes    count the router's TLB flushes with nexus_tlb.bpf.o on tlb:tlb_flush (kernel mode)
  * @param tenantSeries  tenants with their own latency and misroute series; later ones count as "other"
  * @param refreshMs     how often kernel and /proc figures are read for /metrics

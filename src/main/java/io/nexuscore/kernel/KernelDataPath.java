@@ -116,7 +116,7 @@ public final class KernelDataPath implements AutoCloseable {
     private final ScoringConfig scoring;
     private final Set<Integer> ports;
     private final KernelConfig.XdpMode xdpMode;
-    /** In-kernel run-time histograms and tail-call depth: 0 off, N one packet in N per CPU (the .rodata.observe switch). */
+    /** In-kernel run-time histograms and tail-call depth: 0 off, N one packet in N, drawn at random (the .rodata.observe switch). */
     private final int timingSample;
 
     /** The pinned maps and their wrappers (state that outlives a reload). */

@@ -25,7 +25,7 @@ import java.util.List;
  *     since the previous reading, 0 when none; {@code nexus_tc_chains_total{depth}}: chains per length.</li>
  * </ul>
  * Zero everywhere unless the data path was loaded with observation on ({@code metrics.kernelTiming});
- * on, the kernel times and counts one packet in {@code metrics.kernelTimingSample} per CPU.
+ * on, the kernel times and counts one packet in {@code metrics.kernelTimingSample}, drawn at random.
  * The maps belong to the loaded object (not pinned): after a reload they are found again on the
  * new programs, and the counters restart (Prometheus sees a counter reset).
  */
@@ -144,7 +144,7 @@ public final class DataPathTimings implements KernelReading, MultiCollector {
         Reading r = last;
         HistogramSnapshot.Builder histogram = HistogramSnapshot.builder().name("nexus_bpf_latency_seconds")
                 .help("Run time per packet measured inside the program (bpf_ktime_get_ns at entry and exit) for one packet "
-                        + "in metrics.kernelTimingSample per CPU: the XDP classifier, and the TC chain from its first "
+                        + "in metrics.kernelTimingSample, drawn at random: the XDP classifier, and the TC chain from its first "
                         + "stage's entry to its last stage's return");
         for (int p = 0; p < PROGRAMS.size(); p++) {
             Histogram h = r.programs().get(p);
@@ -156,7 +156,7 @@ public final class DataPathTimings implements KernelReading, MultiCollector {
         }
         CounterSnapshot.Builder chains = CounterSnapshot.builder().name("nexus_tc_chains")
                 .help("TC chains run to their end, by observed length (programs run: 1 + tail calls); timed chains only "
-                        + "(one in metrics.kernelTimingSample per CPU)");
+                        + "(one in metrics.kernelTimingSample, drawn at random)");
         for (int d = 1; d < DEPTH_SLOTS; d++) {
             if (r.chainsByDepth()[d] > 0) {
                 chains.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
