@@ -88,9 +88,10 @@ static __always_inline void timing_record(__u32 program, __u64 ns)
 
 /*
  * True for one packet in nexus_observe on average (never when nexus_observe is 0), drawn from the
- * kernel's per-CPU pseudo-random state. Not a per-CPU counter in a map: under real traffic that
- * map's value is a cold cache line on every packet of the interface, ~120 ns of a run that costs
- * ~250 without it (docs/kernel-segments.md, "Fourth pass"); the generator's state stays warm.
+ * kernel's per-CPU pseudo-random state (a helper call, ~5-10 ns hot). Not a per-CPU counter in a
+ * map: under real traffic that map's value was a cold touch on every packet of the interface (a
+ * build that stops after this decision: 377 ns per run with the counter, 256 with the draw;
+ * docs/kernel-segments.md, "Fourth pass").
  */
 static __always_inline bool timing_sampled(void)
 {
@@ -134,7 +135,12 @@ static __always_inline void tc_first_exit(__u64 t0)
 	tc_count_depth(1);
 }
 
-/* The first stage tail-calls the next: the chain's clock (0: not sampled) goes to tc_chain_state. */
+/*
+ * The first stage tail-calls the next: the chain's clock (0: not sampled) goes to tc_chain_state.
+ * If the tail call fails (chain not installed), the first stage returns and tc_first_exit records
+ * the chain; the stale clock left here is overwritten by the next handoff, which is the only way
+ * into a later stage.
+ */
 static __always_inline void tc_chain_handoff(__u64 t0)
 {
 	if (!nexus_observe)
