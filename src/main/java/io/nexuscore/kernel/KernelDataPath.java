@@ -236,7 +236,7 @@ public final class KernelDataPath implements AutoCloseable {
 
     /**
      * As above; {@code timingSample}: the in-kernel run-time histograms and tail-call depth
-     * (nexus_timing.bpf.h) for one packet in N per CPU, a power of two; 0 off.
+     * (nexus_timing.bpf.h) for one packet in N, drawn at random, a power of two; 0 off.
      */
     public static KernelDataPath loadWithoutAttaching(Path pinDir, ScoringConfig scoring, Set<Integer> ports,
                                                       KernelConfig.XdpMode xdpMode, int timingSample) {
