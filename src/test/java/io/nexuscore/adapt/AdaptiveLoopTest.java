@@ -280,7 +280,14 @@ class AdaptiveLoopTest {
         awaitCondition("nano_max 50 after the restart", () -> kernel.thresholds().read().nanoMax() == 50);
     }
 
+    /**
+     * Writes a batch just after a timer period began, so that one period drains all of it: a tick
+     * falling inside the write (1,000 events take a few ms against a 200 ms period) would split the
+     * batch into two decisions, and the one-cut assertions would fail about once in a hundred runs.
+     */
     private void write(Tier tier, long latencyNanos, int count) {
+        long ticks = kernel.adaptive().status().ticks();
+        awaitCondition("a fresh timer period", () -> kernel.adaptive().status().ticks() > ticks, 2);
         for (int i = 0; i < count; i++) {
             assertTrue(kernel.latencyRing().write(tier, latencyNanos, LatencyRing.tenantId("t" + (i % 7))), "ring full");
         }
@@ -295,13 +302,17 @@ class AdaptiveLoopTest {
     }
 
     private static void awaitCondition(String what, BooleanSupplier condition) {
+        awaitCondition(what, condition, 20);
+    }
+
+    private static void awaitCondition(String what, BooleanSupplier condition, long pollMillis) {
         long deadline = System.nanoTime() + WAIT.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 fail("timed out after " + WAIT + " waiting for: " + what);
             }
             try {
-                Thread.sleep(20);
+                Thread.sleep(pollMillis);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 fail("interrupted");
