@@ -44,10 +44,11 @@ const volatile struct load_settings settings = {
 };
 
 /*
- * Tokens per non-ASCII character by block (TOKEN_BLOCKS in nexus_shared.h): the loader writes
- * TokenBlocks' table here before load; its own section so .rodata stays struct load_settings alone.
+ * Tokens per non-ASCII character by block (TOKEN_BLOCKS in nexus_shared.h), then the wide
+ * characters' one weight (TOKEN_BLOCK_WIDE): the loader writes TokenBlocks' table here before
+ * load; its own section so .rodata stays struct load_settings alone.
  */
-const volatile __u16 token_block_q10[TOKEN_BLOCKS] SEC(".rodata.tokens") = {};
+const volatile __u16 token_block_q10[TOKEN_TABLE_ENTRIES] SEC(".rodata.tokens") = {};
 
 /* routing_decisions(6), verdict_slots(6): where verdicts are stored and read. */
 #include "verdict_store.bpf.h"

@@ -454,6 +454,71 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 	return n;
 }
 
+/* Per byte lane, bit 7 set where the byte is a 3-byte lead (0xe0..0xef), or a 4-byte one (0xf0 and above). */
+static __always_inline __u64 lead3_lanes(__u64 word)
+{
+	return word & (word << 1) & (word << 2) & ~(word << 3) & HIGHS;
+}
+
+static __always_inline __u64 lead4_lanes(__u64 word)
+{
+	return word & (word << 1) & (word << 2) & (word << 3) & HIGHS;
+}
+
+/*
+ * Phase 4's fast path for wide text (CJK, kana, Hangul, emoji): up to PROMPT_WORDS words from pos
+ * whose eight bytes are all 3- and 4-byte characters' (no ASCII byte, no 2-byte lead), wholly
+ * inside the window. Returns the bytes counted (0 when the word at pos is not one). count_byte
+ * makes every such byte a letter, so a word adds 8 letters and no run but the one it may start;
+ * no keyword ends in it (its lanes are no keyword letter; kw_window holds them as 0, as the
+ * other fast copies do). A 3-byte character weighs its block's weight at its second byte in
+ * count_byte: here every block from U+2000 weighs the table's one wide weight (TOKEN_BLOCK_WIDE,
+ * TokenBlocks), so a lead weighs it when a continuation byte follows it (the byte after the word
+ * read from the window: lane j of the load at index + 1 is the byte after lane j). A word with a
+ * lead below U+2000 (0xe0, 0xe1), a surrogate (0xed before 0xa0 and above), or any 3-byte lead
+ * when the wide blocks differ, is refused: the byte path looks those blocks up. A 4-byte lead
+ * weighs the supplementary weight, as count_byte. A 3-byte lead in the last lane is weighed here,
+ * so none is left pending (s->lead). Kept apart from the UTF-8 copy: folded into it, the loop's
+ * callback passed the verifier's 1M-insn limit, and its own global function the 512-byte stack.
+ */
+static __always_inline __u32 scan_wide_words(struct scan_state *s, const struct head_buf *hb, __u32 pos, __u32 len)
+{
+	__u32 wide_q10 = token_block_q10[TOKEN_BLOCK_WIDE];
+	__u64 off = wide_q10 == TOKEN_WIDE_NOT_UNIFORM ? HIGHS : 0; /* a .rodata constant: no branch left */
+	__u64 wide = 0, supplementary = 0;
+	__u32 n = 0;
+
+	ROLLED
+	for (__u32 w = 0; w < PROMPT_WORDS; w++) {
+		__u32 at = pos + w * CHUNK;
+		if (at + CHUNK > len)
+			break;
+		__u64 word = load64(hb, at);
+		__u64 next = load64(hb, at + 1);
+		__u64 in = at + CHUNK < len ? HIGHS : HIGHS >> 8; /* the byte after lane 7 only inside the window */
+		__u64 lead3 = lead3_lanes(word);
+		__u64 two_byte = word & (word << 1) & ~(word << 2) & HIGHS;
+		__u64 below_2000 = lead3 & ~((word << 4) | (word << 5) | (word << 6));
+		__u64 surrogate = eq_mask(word, 0xed) & next & ((next << 1) | (next << 2)) & in;
+		if (((word & HIGHS) ^ HIGHS) | two_byte | below_2000 | surrogate | (lead3 & off))
+			break;
+		wide += (lead3 & next & ~(next << 1) & in) >> 7;
+		supplementary += lead4_lanes(word) >> 7;
+		n += CHUNK;
+	}
+	if (!n)
+		return 0;
+	s->words += s->prev != CLS_LETTER;
+	s->letters += n;
+	s->chars_q10 += lane_sum(wide) * (wide_q10 & 0x7fff) + lane_sum(supplementary) * block_q10(TOKEN_BLOCK_SUPPLEMENTARY);
+	s->prev = CLS_LETTER;
+	s->prev2 = CLS_LETTER;
+	s->lead = 0;
+	s->kw_window = 0;
+	s->raw += n;
+	return n;
+}
+
 /*
  * Phase 4, one step from s->pos: the prompt string's features up to the closing quote (an escape
  * is one character), and keywords over its first KEYWORD_SCAN_BYTES bytes. Runs of fast words (ASCII,
@@ -469,12 +534,14 @@ static __always_inline long scan_string_step(struct head_buf *hb)
 
 	if (s->escape == 0) {
 		__u32 n = scan_fast_words(s, hb, base, len, false);
-		/* the word at base holds a 2-byte character (or '"' or '\\', again refused); not for a
-		 * 3- or 4-byte lead there (CJK text: the test costs less than the call) or pending
-		 * (s->lead: a 3-byte character's second byte comes next): the byte path weighs those */
+		/* the word at base holds a 2-byte character (or '"' or '\\', again refused); a 3- or
+		 * 4-byte lead there takes the wide copy (CJK text), which refuses a word with ASCII or
+		 * 2-byte characters; neither runs with a 3-byte lead pending (s->lead: its second byte
+		 * comes next): the byte path weighs those */
 		__u64 first = load64(hb, base);
-		if (!n && s->lead == 0 && !(first & (first << 1) & (first << 2) & HIGHS))
-			n = scan_fast_words(s, hb, base, len, true);
+		if (!n && s->lead == 0)
+			n = first & (first << 1) & (first << 2) & HIGHS ? scan_wide_words(s, hb, base, len)
+									: scan_fast_words(s, hb, base, len, true);
 		if (n) {
 			s->pos = base + n;
 			return 0;

@@ -252,6 +252,15 @@ _Static_assert(sizeof(struct load_settings) == 32, "load_settings is 32 bytes");
  */
 #define TOKEN_BLOCKS 1025
 #define TOKEN_BLOCK_SUPPLEMENTARY 1024
+/*
+ * The table's entry after the blocks (not a block): the one weight of every 3-byte character from
+ * U+2000 on (the surrogates' blocks aside: CJK, kana, Hangul, symbols), which the fast path adds
+ * per character without a lookup; TOKEN_WIDE_NOT_UNIFORM when those blocks differ (the byte path
+ * then weighs them). TokenBlocks.rodata() computes it from the same table.
+ */
+#define TOKEN_BLOCK_WIDE 1025
+#define TOKEN_TABLE_ENTRIES 1026
+#define TOKEN_WIDE_NOT_UNIFORM 0xffff
 #define TOKEN_PER_BYTE_Q10 241
 #define TOKEN_GAIN_ONE 1024        /* gain 1.0 in Q10 */
 /* The largest gain any reader applies (8.0): a tool may write any u32 into token_model. */

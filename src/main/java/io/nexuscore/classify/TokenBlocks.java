@@ -28,6 +28,17 @@ public final class TokenBlocks {
     public static final int BLOCKS = 1025;
     /** The block of every character outside the BMP (a four-byte UTF-8 character, an escaped surrogate pair). */
     public static final int SUPPLEMENTARY = 1024;
+    /**
+     * TOKEN_BLOCK_WIDE: the kernel's copy has one entry after the blocks, {@link #wideWeightQ10}, so
+     * that its fast path weighs CJK, kana and Hangul characters without a lookup per character.
+     */
+    public static final int WIDE = 1025;
+    /** TOKEN_TABLE_ENTRIES: the blocks and the wide entry. */
+    public static final int TABLE_ENTRIES = 1026;
+    /** TOKEN_WIDE_NOT_UNIFORM: the wide blocks' weights differ (the kernel then weighs each character by its block). */
+    public static final int WIDE_NOT_UNIFORM = 0xffff;
+    /** The blocks of the three-byte characters from U+2000 on, the wide entry's range (the surrogates' blocks aside). */
+    private static final int WIDE_BLOCKS_FROM = 0x2000 >> 6;
     /** The largest weight a line may give (8 tokens per character). */
     public static final int MAX_WEIGHT_Q10 = 8192;
     /** Blocks of the UTF-16 surrogates: high ones carry the pair's weight, low ones weigh nothing. */
@@ -52,13 +63,30 @@ public final class TokenBlocks {
         return WEIGHTS[block];
     }
 
-    /** The table as the kernel reads it: BLOCKS __u16 values in native byte order. */
+    /** The table as the kernel reads it: TABLE_ENTRIES __u16 values in native byte order, the wide entry last. */
     public static byte[] rodata() {
-        ByteBuffer buffer = ByteBuffer.allocate(BLOCKS * Short.BYTES).order(ByteOrder.nativeOrder());
+        ByteBuffer buffer = ByteBuffer.allocate(TABLE_ENTRIES * Short.BYTES).order(ByteOrder.nativeOrder());
         for (short weight : WEIGHTS) {
             buffer.putShort(weight);
         }
+        buffer.putShort((short) wideWeightQ10(WEIGHTS));
         return buffer.array();
+    }
+
+    /**
+     * The one weight of every block from U+2000 to U+FFFF but the surrogates' (every character a
+     * three-byte UTF-8 sequence with a lead of 0xe2 and above encodes), or WIDE_NOT_UNIFORM when
+     * two of them differ. The table weighs CJK, kana, Hangul and symbols alike (one fitted line).
+     */
+    static int wideWeightQ10(short[] weights) {
+        int weight = weights[WIDE_BLOCKS_FROM];
+        for (int block = WIDE_BLOCKS_FROM; block < SUPPLEMENTARY; block++) {
+            boolean surrogate = block >= HIGH_SURROGATE_BLOCKS_FROM && block < SURROGATE_BLOCKS_END;
+            if (!surrogate && weights[block] != weight) {
+                return WIDE_NOT_UNIFORM;
+            }
+        }
+        return weight;
     }
 
     private static short[] load() {

@@ -56,12 +56,32 @@ class TokenBlocksTest {
     @Test
     void theShippedTableCoversEveryBlockAndTheKernelGetsItInNativeOrder() {
         ByteBuffer rodata = ByteBuffer.wrap(TokenBlocks.rodata()).order(ByteOrder.nativeOrder());
-        assertEquals(TokenBlocks.BLOCKS * 2, rodata.capacity());
+        assertEquals(TokenBlocks.TABLE_ENTRIES * 2, rodata.capacity());
         for (int block = 0; block < TokenBlocks.BLOCKS; block++) {
             int weight = rodata.getShort(block * 2) & 0xffff;
             assertEquals(TokenBlocks.weightQ10(block), weight);
             boolean lowSurrogate = block >= 0xDC00 >> 6 && block < 0xE000 >> 6;
             assertTrue(lowSurrogate ? weight == 0 : weight > 0 && weight <= TokenBlocks.MAX_WEIGHT_Q10, "block " + block);
         }
+    }
+
+    /** The kernel's wide entry: the shipped table weighs CJK, kana and Hangul alike, so its fast path may. */
+    @Test
+    void theWideEntryIsTheOneWeightOfTheThreeByteBlocksFromU2000() {
+        ByteBuffer rodata = ByteBuffer.wrap(TokenBlocks.rodata()).order(ByteOrder.nativeOrder());
+        int wide = rodata.getShort(TokenBlocks.WIDE * 2) & 0xffff;
+        assertEquals(TokenBlocks.weightQ10(TokenBlocks.blockOf('中')), wide);
+        assertEquals(TokenBlocks.weightQ10(TokenBlocks.blockOf('한')), wide);
+        assertEquals(TokenBlocks.weightQ10(TokenBlocks.blockOf('\uD7A3')), wide); // 0xed 0x9e 0xa3: Hangul, not a surrogate
+    }
+
+    @Test
+    void oneDifferentBlockAboveU2000TurnsTheWideEntryOff() throws IOException {
+        String table = "0080\tFFFF\t613\tx\n10000\t10FFFF\t2319\tx\n";
+        assertEquals(613, TokenBlocks.wideWeightQ10(parse(table)));
+        // The surrogates' blocks (their own weights) and the blocks below U+2000 do not count.
+        assertEquals(613, TokenBlocks.wideWeightQ10(parse(table + "0800\t1FFF\t1800\tx\n")));
+        assertEquals(TokenBlocks.WIDE_NOT_UNIFORM, TokenBlocks.wideWeightQ10(parse(table + "FF00\tFF3F\t700\tx\n")));
+        assertEquals(TokenBlocks.WIDE_NOT_UNIFORM, TokenBlocks.wideWeightQ10(parse(table + "2000\t203F\t700\tx\n")));
     }
 }

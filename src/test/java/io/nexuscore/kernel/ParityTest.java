@@ -31,6 +31,8 @@ class ParityTest {
 
     private static final int PORT = 8080;
     private static final int REQUESTS = 3000;
+    /** The kernel's word: its fast paths read the prompt CHUNK bytes at a time. */
+    private static final int CHUNK = 8;
     private static final ScoringConfig SCORING = new ScoringConfig(new Thresholds(40, 90), new ScoreWeights(7, 31, 64, 3));
 
     private static KernelDataPath kernel;
@@ -186,7 +188,7 @@ class ParityTest {
             "כמה ביצים היא מוכרת", // Hebrew: 0xd7
             "Ça coûte déjà très cher, naïve façon", // Latin accents: 0xc3 between ASCII
             "αβγ абв αβγ ÀÉ абв ξψω", // scripts changing within words: the kept pair changes
-            "她每天卖多少个鸡蛋，每个2美元", // CJK: 3-byte characters take the byte path
+            "她每天卖多少个鸡蛋，每个2美元", // CJK: the wide copy, the byte path where ASCII shares a word
             "नमस्ते दुनिया", // Devanagari: 3 bytes
             "ok 😀 fine 🎉🎉 done", // 4-byte characters
             "a\\u00e9b ώ\\n ё\\\"ψ\\t Ж", // escapes between 2-byte characters
@@ -229,6 +231,73 @@ class ParityTest {
             prompt.writeBytes(greek);
             assertTrue(assertParity(promptRequest(prompt.toByteArray(), 1), srcPort++).isPresent());
             cases++;
+        }
+        assertTrue(cases > 400, "cases: " + cases);
+    }
+
+    /**
+     * Wide text (3- and 4-byte characters: CJK, kana, Hangul, emoji) is counted eight bytes at a
+     * time by the kernel's wide copy, which weighs a 3-byte character at its lead when the byte
+     * after it continues it, and refuses what needs a lookup per block. Runs of such text at every
+     * offset, with the bytes it must refuse or weigh apart inside it (a 3-byte character below
+     * U+2000, a raw surrogate, Hangul just below the surrogates, a 2-byte letter, ASCII, leads cut
+     * short or followed by another lead, stray continuation and 0xf8+ bytes), and the body
+     * window's end at every lane of such a run (a lead in its last lane, its continuation past it).
+     */
+    @Test
+    void wideTextMatchesAtEveryOffset() {
+        String cjk = "她每天卖多少个鸡蛋每个鸡蛋两美元";
+        byte[][] inserts = {
+            {},
+            "ひらがなカタカナ".getBytes(StandardCharsets.UTF_8),
+            "힘힣한국어".getBytes(StandardCharsets.UTF_8), // U+D798, U+D7A3: lead 0xed before 0x9e
+            "😀🎉".getBytes(StandardCharsets.UTF_8),
+            "，？【】".getBytes(StandardCharsets.UTF_8), // full-width punctuation, lead 0xef
+            {(byte) 0xed, (byte) 0xa0, (byte) 0x80}, // a raw high surrogate: the table's surrogate block
+            {(byte) 0xe0, (byte) 0xa4, (byte) 0xb9}, // Devanagari: a block below U+2000
+            {(byte) 0xe1, (byte) 0xba, (byte) 0xa1}, // Vietnamese: lead 0xe1
+            {(byte) 0xce, (byte) 0xb1}, // a 2-byte letter
+            {'2'}, // ASCII
+            {(byte) 0xe4, (byte) 0xe4, (byte) 0xb8, (byte) 0xad}, // a lead followed by a lead
+            {(byte) 0xe4, (byte) 0xb8}, // a character cut short
+            {(byte) 0x80, (byte) 0xbf}, // continuation bytes without a lead
+            {(byte) 0xf8, (byte) 0xff, (byte) 0xf0}, // bytes no UTF-8 holds
+        };
+        int srcPort = 44000;
+        int cases = 0;
+        for (byte[] insert : inserts) {
+            for (int at = 0; at < 16; at++) {
+                java.io.ByteArrayOutputStream prompt = new java.io.ByteArrayOutputStream();
+                prompt.writeBytes("ab cd ef gh ij kl".substring(0, at).getBytes(StandardCharsets.US_ASCII));
+                prompt.writeBytes(cjk.substring(0, 1 + at % 5).getBytes(StandardCharsets.UTF_8));
+                prompt.writeBytes(insert);
+                prompt.writeBytes(cjk.getBytes(StandardCharsets.UTF_8));
+                prompt.writeBytes(insert);
+                prompt.writeBytes(cjk.substring(at % 7).getBytes(StandardCharsets.UTF_8));
+                for (long factor = 1; factor <= 3; factor += 2) {
+                    assertTrue(assertParity(promptRequest(prompt.toByteArray(), factor), srcPort++).isPresent());
+                    cases++;
+                }
+            }
+        }
+        // The window ends (BODY_WINDOW bytes into the body) at every lane of the words of a long run
+        // of wide text (a pad before the prompt key moves the string's start, and so its words,
+        // against the window's end) and after every byte of its characters.
+        byte[] run = cjk.repeat(8).getBytes(StandardCharsets.UTF_8);
+        for (int pad = 0; pad < CHUNK; pad++) {
+            for (int at = 0; at < 3; at++) {
+                java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+                body.writeBytes(("{\"pad\":\"" + "p".repeat(pad) + "\",\"prompt\":\"" + "x".repeat(at))
+                        .getBytes(StandardCharsets.US_ASCII));
+                body.writeBytes(run);
+                body.writeBytes("\"}".getBytes(StandardCharsets.US_ASCII));
+                java.io.ByteArrayOutputStream payload = new java.io.ByteArrayOutputStream();
+                payload.writeBytes(("POST /v1/completions HTTP/1.1\r\nHost: r\r\nContent-Length: " + body.size() + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                payload.writeBytes(body.toByteArray());
+                assertTrue(assertParity(payload.toByteArray(), srcPort++).isPresent());
+                cases++;
+            }
         }
         assertTrue(cases > 400, "cases: " + cases);
     }

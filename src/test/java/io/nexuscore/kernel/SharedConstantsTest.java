@@ -92,6 +92,9 @@ class SharedConstantsTest {
         java.put("PROMPT_STRINGS", (long) PromptEstimate.PROMPT_STRINGS);
         java.put("TOKEN_BLOCKS", (long) TokenBlocks.BLOCKS);
         java.put("TOKEN_BLOCK_SUPPLEMENTARY", (long) TokenBlocks.SUPPLEMENTARY);
+        java.put("TOKEN_BLOCK_WIDE", (long) TokenBlocks.WIDE);
+        java.put("TOKEN_TABLE_ENTRIES", (long) TokenBlocks.TABLE_ENTRIES);
+        java.put("TOKEN_WIDE_NOT_UNIFORM", (long) TokenBlocks.WIDE_NOT_UNIFORM);
         java.put("TOKEN_PER_BYTE_Q10", (long) PromptEstimate.TOKEN_PER_BYTE_Q10);
         java.put("THRESHOLDS_WRITER_OTHER", (long) io.nexuscore.classify.ThresholdState.WRITER_OTHER);
         java.put("THRESHOLDS_WRITER_API", (long) io.nexuscore.classify.ThresholdState.WRITER_API);
