@@ -536,12 +536,17 @@ static __always_inline long scan_string_step(struct head_buf *hb)
 		__u32 n = scan_fast_words(s, hb, base, len, false);
 		/* the word at base holds a 2-byte character (or '"' or '\\', again refused); a 3- or
 		 * 4-byte lead there takes the wide copy (CJK text), which refuses a word with ASCII or
-		 * 2-byte characters; neither runs with a 3-byte lead pending (s->lead: its second byte
-		 * comes next): the byte path weighs those */
+		 * 2-byte characters, unless it is 0xe0 or 0xe1 (Devanagari, Thai: the wide copy would
+		 * refuse it, and the test costs less than the call); neither runs with a 3-byte lead
+		 * pending (s->lead: its second byte comes next): the byte path weighs those */
 		__u64 first = load64(hb, base);
-		if (!n && s->lead == 0)
-			n = first & (first << 1) & (first << 2) & HIGHS ? scan_wide_words(s, hb, base, len)
-									: scan_fast_words(s, hb, base, len, true);
+		__u64 wide = first & (first << 1) & (first << 2) & HIGHS;
+		if (!n && s->lead == 0) {
+			if (!wide)
+				n = scan_fast_words(s, hb, base, len, true);
+			else if (!(wide & ~((first << 3) | (first << 4) | (first << 5) | (first << 6))))
+				n = scan_wide_words(s, hb, base, len);
+		}
 		if (n) {
 			s->pos = base + n;
 			return 0;

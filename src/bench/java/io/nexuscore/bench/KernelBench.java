@@ -148,6 +148,8 @@ public final class KernelBench {
             // (a word with an ASCII byte takes the byte path, not the wide copy)
             {"250 B GSM8K Chinese", "珍妮特的鸭子每天下16个蛋。她每天早上吃3个，每天用4个给朋友烤松饼。"
                 + "她以每个2美元的价格出售剩下的鸭蛋。她每天能赚多少美元？", "250"},
+            // Devanagari: 3-byte characters below U+2000, which the wide copy refuses (the byte path)
+            {"250 B Hindi", "वह हर दिन कितने अंडे बेचती है, 2 डॉलर प्रति अंडा? ", "250"},
             {"1300 B Greek", greek, "1300"},
         };
         for (String[] script : scripts) {
