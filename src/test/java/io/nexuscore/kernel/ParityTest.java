@@ -240,8 +240,8 @@ class ParityTest {
      * time by the kernel's wide copy, which weighs a 3-byte character at its lead when the byte
      * after it continues it, and refuses what needs a lookup per block. Runs of such text at every
      * offset, with the bytes it must refuse or weigh apart inside it (a 3-byte character below
-     * U+2000, a raw surrogate, Hangul just below the surrogates, a 2-byte letter, ASCII, leads cut
-     * short or followed by another lead, stray continuation and 0xf8+ bytes), and the body
+     * U+2000, a raw surrogate, Hangul just below the surrogates, a 2-byte letter, ASCII, keywords,
+     * leads cut short or followed by another lead, stray continuation and 0xf8+ bytes), and the body
      * window's end at every lane of such a run (a lead in its last lane, its continuation past it).
      */
     @Test
@@ -258,6 +258,8 @@ class ParityTest {
             {(byte) 0xe1, (byte) 0xba, (byte) 0xa1}, // Vietnamese: lead 0xe1
             {(byte) 0xce, (byte) 0xb1}, // a 2-byte letter
             {'2'}, // ASCII
+            "sUm".getBytes(StandardCharsets.US_ASCII), // a keyword right after and before wide text, inside the keyword window
+            "rEF gen ".getBytes(StandardCharsets.US_ASCII),
             {(byte) 0xe4, (byte) 0xe4, (byte) 0xb8, (byte) 0xad}, // a lead followed by a lead
             {(byte) 0xe4, (byte) 0xb8}, // a character cut short
             {(byte) 0x80, (byte) 0xbf}, // continuation bytes without a lead
@@ -278,6 +280,15 @@ class ParityTest {
                     assertTrue(assertParity(promptRequest(prompt.toByteArray(), factor), srcPort++).isPresent());
                     cases++;
                 }
+            }
+        }
+        // A keyword cut by wide text is none (the keyword window forgets what came before a wide
+        // word), inside the first KEYWORD_SCAN_BYTES of the string, at every lane.
+        for (int at = 0; at < 16; at++) {
+            for (int chars = 3; chars <= 8; chars++) {
+                String prompt = "x".repeat(at) + "su" + cjk.substring(0, chars) + "m an" + cjk.substring(0, chars) + "a ok";
+                assertTrue(assertParity(promptRequest(prompt.getBytes(StandardCharsets.UTF_8), 1), srcPort++).isPresent());
+                cases++;
             }
         }
         // The window ends (BODY_WINDOW bytes into the body) at every lane of the words of a long run
