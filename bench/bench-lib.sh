@@ -8,6 +8,16 @@ free_port() {
   done
 }
 
+# short_chat_lua FILE: a wrk script posting the benches' short chat (84 B), the request every
+# data-plane figure in docs/benchmarks.md is measured with unless it says otherwise.
+short_chat_lua() {
+  cat > "$1" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
+LUA
+}
+
 # wait_port PORT PID: until something listens on PORT; fails when PID dies first or after 120 s.
 wait_port() {
   for _ in $(seq 1 1200); do

@@ -74,11 +74,7 @@ to_us() { # wrk latency ("812.00us", "1.23ms", "2.01s") -> integer microseconds
                          printf "%d", n * f + 0.5 }'
 }
 
-cat > "$tmp/post.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
-LUA
+short_chat_lua "$tmp/post.lua"
 
 jit_settle_max=${JIT_SETTLE_MAX:-90}
 

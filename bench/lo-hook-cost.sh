@@ -45,11 +45,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat > "$tmp/post.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
-LUA
+short_chat_lua "$tmp/post.lua"
 
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 

@@ -43,11 +43,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cat > "$tmp/post.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
-LUA
+short_chat_lua "$tmp/post.lua"
 
 start_java() { # name port main args...
   local name=$1 port=$2; shift 2

@@ -69,11 +69,7 @@ heap=${HEAP-1g}
 scale_start_router router "$mode" '"headerTimeoutMs": 600000, "idleTimeoutMs": 600000' \
   "$(scale_upstream_tiers "$bare_port" 64)" "${jvm_flags[@]}"
 
-cat > "$tmp/post.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
-LUA
+short_chat_lua "$tmp/post.lua"
 wrk -t1 -c64 -d"${warm}s" -s "$tmp/post.lua" "http://127.0.0.1:$router_port/v1/chat/completions" > /dev/null
 
 java -Xss256k -cp "$cp" io.nexuscore.bench.IdleConnectionsBench --port "$router_port" --pid "$router_pid" \

@@ -64,11 +64,7 @@ jvm_flags=(${JAVA_OPTS:-})
 connections=$((streams + 64 > 1024 ? 1024 : streams + 64))
 scale_start_router router "$mode" '' "$(scale_upstream_tiers "$mock_ports" "$connections")" "${jvm_flags[@]}"
 
-cat > "$tmp/post.lua" <<LUA
-wrk.method = "POST"
-wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model":"bench","messages":[{"role":"user","content":"Say hello in five words."}]}'
-LUA
+short_chat_lua "$tmp/post.lua"
 wrk -t1 -c64 -d"${warm}s" -s "$tmp/post.lua" "http://127.0.0.1:$router_port/v1/chat/completions" > /dev/null
 
 mock_cpu_before=$(cpu_ticks "$mock_pid")
