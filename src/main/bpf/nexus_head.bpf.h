@@ -207,8 +207,11 @@ static __always_inline __u32 word_keywords(__u64 low, __u64 before, __u32 lanes)
 	       KW_BIT_ANA * nonzero(ana);
 }
 
-/* Phase 1 looks at LINE_WORDS words of 8 bytes per bpf_loop iteration. */
-#define LINE_WORDS 4
+/*
+ * Phase 1 looks at LINE_WORDS words of 8 bytes per bpf_loop iteration: five hold the OpenAI paths'
+ * request lines ("POST /v1/chat/completions HTTP/1.1" and its CR are 35 bytes) in one iteration.
+ */
+#define LINE_WORDS 5
 
 /* The bytes below lanes (0..8) of a word, the rest zero. */
 static __always_inline __u64 low_lanes(__u64 word, __u32 lanes)
@@ -277,7 +280,7 @@ static long scan_line(__u64 k, void *arg)
 }
 
 /* Phase 2 covers HEADER_WORDS words of 8 bytes per bpf_loop iteration. */
-#define HEADER_WORDS 4
+#define HEADER_WORDS 6
 #define HEADER_STRIDE (HEADER_WORDS * CHUNK)
 
 /*

@@ -250,64 +250,85 @@ static __always_inline __u32 word_window(__u64 word)
 }
 
 /*
- * Phase 4's fast path covers up to PROMPT_WORDS words of 8 bytes per bpf_loop iteration. Four
- * since the keyword match and the carries have no branch per keyword or class (at two and more,
- * the verifier walked one path per combination of found keywords and passed its 1M-insn limit);
- * eight measured slower than four (more spills).
+ * Phase 4's fast path covers up to PROMPT_WORDS words of 8 bytes per bpf_loop iteration: each
+ * iteration costs a callback and the scan state's loads and stores (~10 ns hot), so fewer, longer
+ * steps are cheaper as long as the loop's values fit the registers. The keyword match and the
+ * carries have no branch per keyword or class (with one, the verifier walked one path per
+ * combination of found keywords and passed its 1M-insn limit). With the counts packed and the
+ * keywords in a pass of their own, six words cost ~20 ns less than four for a 250 B chat; eight
+ * left the verifier 2k instructions of its limit (docs/kernel-segments.md, sixth pass).
  */
-#define PROMPT_WORDS 4
+#define PROMPT_WORDS 6
+
+/* The wide copy's words per step (scan_wide_words): eight came too near the verifier's limit. */
+#define WIDE_WORDS 4
 
 /*
  * The features of fast words (no '"', no '\\', no escape pending) as counted in registers: a run
- * starts where a class bit is set and the previous byte's is not. carry_* hold the previous byte's
- * class bits (bit 7 of byte 0, ready to or into a mask shifted by one byte); blank2 the one before.
- * Counts gather as bit-7 flags per byte lane (at most PROMPT_WORDS per lane) and are added up once.
+ * starts where a class bit is set and the previous byte's is not. Letters and digits are counted
+ * from bit 0 of each lane, punctuation from bit 4 (digit and punctuation runs in one shift, or and
+ * and-not), blanks from bit 7; carry_* hold the previous byte's bits in lane 0, ready to or into
+ * a mask shifted by one byte, carry_blank2 the one before. Counts gather per byte lane (at most
+ * PROMPT_WORDS per lane and count) and are added up once.
  */
 struct word_counts {
-	__u64 carry_letter, carry_digit, carry_punct, carry_blank, carry_blank2;
-	__u64 words, digit_runs, punct_runs, second_blanks, letters;
-	__u64 last_letters, last_digits, last_blanks;
+	__u64 carry_letter, carry_digit_punct, carry_blank, carry_blank2;
+	__u64 words_letters, digits_punct, second_blanks;
 };
 
-/* The runs of one fast word from its class masks (bit 7 of each lane set where the byte is of that class). */
-static __always_inline void count_classes(struct word_counts *c, __u64 letters, __u64 digits, __u64 blanks)
-{
-	__u64 punct = HIGHS ^ (letters | digits | blanks);
+/* Two lane counters in one: each lane's low four bits (at most PROMPT_WORDS, below 16) and its high four. */
+#define LOW_COUNT (ONES * 0x0f)
 
-	c->words += (letters & ~((letters << 8) | c->carry_letter)) >> 7;
-	c->digit_runs += (digits & ~((digits << 8) | c->carry_digit)) >> 7;
-	c->punct_runs += (punct & ~((punct << 8) | c->carry_punct)) >> 7;
-	c->second_blanks += (blanks & ((blanks << 8) | c->carry_blank) &
-			     ~((blanks << 16) | c->carry_blank2 | (c->carry_blank << 8))) >> 7;
-	c->letters += letters >> 7;
-	c->carry_letter = letters >> 56;
-	c->carry_digit = digits >> 56;
-	c->carry_punct = punct >> 56;
-	c->carry_blank = blanks >> 56;
-	c->carry_blank2 = (blanks >> 48) & 0x80;
-	c->last_letters = letters;
-	c->last_digits = digits;
-	c->last_blanks = blanks;
-}
+/* The class masks of one fast word (bit 7 of each lane set where the byte is of that class). */
+struct word_classes {
+	__u64 letters, digits, blanks;
+};
 
 /*
- * One fast word. ASCII only: no masking of bit 7 before the range tests, and a byte equals ' '
- * exactly when (byte ^ ' ') + 0x7f leaves bit 7 clear. With UTF-8 beyond ASCII: such a byte is a
- * letter, as in count_byte; the range tests take the low seven bits, the other classes leave its lane out.
+ * ASCII only: no masking of bit 7 before the range tests, and a byte equals ' ' exactly when
+ * (byte ^ ' ') + 0x7f leaves bit 7 clear. With UTF-8 beyond ASCII: such a byte is a letter, as in
+ * count_byte; the range tests take the low seven bits, the other classes leave its lane out.
  */
-static __always_inline void count_word(struct word_counts *c, __u64 word, bool utf8)
+static __always_inline struct word_classes classes_of(__u64 word, bool utf8)
 {
-	if (!utf8) {
-		count_classes(c, in_range(word | LOWER, 'a', 'z'), in_range(word, '0', '9'),
-			      ~((word ^ (ONES * ' ')) + ONES * 0x7f) & HIGHS);
-		return;
-	}
+	if (!utf8)
+		return (struct word_classes){
+			.letters = in_range(word | LOWER, 'a', 'z'),
+			.digits = in_range(word, '0', '9'),
+			.blanks = ~((word ^ (ONES * ' ')) + ONES * 0x7f) & HIGHS,
+		};
 	__u64 high = word & HIGHS;
 	__u64 low7 = word ^ high;
 	__u64 other = high ^ HIGHS;
 
-	count_classes(c, in_range(low7 | LOWER, 'a', 'z') | high, in_range(low7, '0', '9') & other,
-		      ~((low7 ^ (ONES * ' ')) + ONES * 0x7f) & other);
+	return (struct word_classes){
+		.letters = in_range(low7 | LOWER, 'a', 'z') | high,
+		.digits = in_range(low7, '0', '9') & other,
+		.blanks = ~((low7 ^ (ONES * ' ')) + ONES * 0x7f) & other,
+	};
+}
+
+/*
+ * The runs of one fast word: a run starts where a class bit is set and the previous byte's is
+ * not. The five counts share three registers (the loop has few to spare: every spilled counter
+ * is a load and a store per word): words and letters in one, digit and punctuation runs in the other.
+ */
+static __always_inline void count_word(struct word_counts *c, __u64 word, bool utf8)
+{
+	struct word_classes k = classes_of(word, utf8);
+	__u64 punct = HIGHS ^ (k.letters | k.digits | k.blanks);
+
+	__u64 letter = k.letters >> 7; /* bit 0 of each lane */
+	__u64 digit_punct = (k.digits >> 7) | (punct >> 3); /* bits 0 and 4: both runs in one test */
+
+	c->words_letters += (letter & ~((letter << 8) | c->carry_letter)) | (letter << 4);
+	c->digits_punct += digit_punct & ~((digit_punct << 8) | c->carry_digit_punct);
+	c->second_blanks += (k.blanks & ((k.blanks << 8) | c->carry_blank) &
+			     ~((k.blanks << 16) | c->carry_blank2 | (c->carry_blank << 8))) >> 7;
+	c->carry_letter = letter >> 56;
+	c->carry_digit_punct = digit_punct >> 56;
+	c->carry_blank = k.blanks >> 56;
+	c->carry_blank2 = (k.blanks >> 48) & 0x80;
 }
 
 /* The sum of a lane counter's eight bytes: each holds at most PROMPT_WORDS, so the sum fits the top byte. */
@@ -388,17 +409,11 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 	OPAQUE(prev);
 	OPAQUE(prev2);
 	struct word_counts c = {
-		.carry_letter = carry_of(prev, CLS_LETTER),
-		.carry_digit = carry_of(prev, CLS_DIGIT),
-		.carry_punct = carry_of(prev, CLS_PUNCT),
+		.carry_letter = carry_of(prev, CLS_LETTER) >> 7,
+		.carry_digit_punct = carry_of(prev, CLS_DIGIT) >> 7 | carry_of(prev, CLS_PUNCT) >> 3,
 		.carry_blank = carry_of(prev, CLS_BLANK),
 		.carry_blank2 = carry_of(prev2, CLS_BLANK),
 	};
-	__u32 kw_end = s->prompt_from + KEYWORD_SCAN_BYTES;
-	__u32 window = s->kw_window;
-	__u64 before = window_lanes(window); /* then the last keyword word's low */
-	bool kw_words = false;
-	__u32 keywords = 0;
 	__u32 n = 0;
 
 	ROLLED
@@ -407,30 +422,44 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 		if (at + CHUNK > len)
 			break;
 		__u64 word = load64(hb, at);
-		/* 3- and 4-byte characters take the byte path: a table lookup per character (CJK, emoji) */
-		if (has_byte(word, '"') || has_byte(word, '\\') ||
-		    (utf8 ? word & (word << 1) & (word << 2) & HIGHS : word & HIGHS))
+		/* 3- and 4-byte characters take the byte path: a table lookup per character (CJK, emoji).
+		 * One branch: each term is non-zero exactly when its test holds (has_byte's mask). */
+		__u64 quote = word ^ (ONES * '"');
+		__u64 backslash = word ^ (ONES * '\\');
+		if ((((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) |
+		     (utf8 ? word & (word << 1) & (word << 2) : word)) & HIGHS)
 			break;
 		count_word(&c, word, utf8);
-		if (at < kw_end) {
-			/* word_keywords needs 7-bit lanes: a non-ASCII byte (never a keyword letter) as 0 */
-			__u64 low = (word | LOWER) & (utf8 ? ~(((word & HIGHS) >> 7) * 0xff) : ~0ull);
-			keywords |= word_keywords(low, before, kw_end - at);
-			before = low;
-			kw_words = true;
-		}
 		n += CHUNK;
 	}
 	if (!n)
 		return 0;
-	s->keywords |= keywords;
-	if (kw_words)
-		s->kw_window = word_window(before); /* a non-ASCII byte as 0: it matches no keyword either way */
-	s->words += lane_sum(c.words);
-	s->digit_runs += lane_sum(c.digit_runs);
-	s->punct_runs += lane_sum(c.punct_runs);
+	s->words += lane_sum(c.words_letters & LOW_COUNT);
+	s->letters += lane_sum((c.words_letters >> 4) & LOW_COUNT);
+	s->digit_runs += lane_sum(c.digits_punct & LOW_COUNT);
+	s->punct_runs += lane_sum((c.digits_punct >> 4) & LOW_COUNT);
 	s->second_blanks += lane_sum(c.second_blanks);
-	s->letters += lane_sum(c.letters);
+
+	/* The keywords of the words in the prompt's first KEYWORD_SCAN_BYTES: a pass of their own (the
+	 * counting loop above keeps its registers), which only a string's first steps take. */
+	__u32 kw_end = s->prompt_from + KEYWORD_SCAN_BYTES;
+	if (pos < kw_end) {
+		__u64 before = window_lanes(s->kw_window); /* then the last keyword word's low */
+		__u32 keywords = 0;
+		ROLLED
+		for (__u32 w = 0; w < PROMPT_WORDS; w++) {
+			__u32 at = pos + w * CHUNK;
+			if (w * CHUNK >= n || at >= kw_end)
+				break;
+			__u64 word = load64(hb, at);
+			/* word_keywords needs 7-bit lanes: a non-ASCII byte (never a keyword letter) as 0 */
+			__u64 low = (word | LOWER) & (utf8 ? ~(((word & HIGHS) >> 7) * 0xff) : ~0ull);
+			keywords |= word_keywords(low, before, kw_end - at);
+			before = low;
+		}
+		s->keywords |= keywords;
+		s->kw_window = word_window(before); /* a non-ASCII byte as 0: it matches no keyword either way */
+	}
 	if (utf8) {
 		__u32 pair = s->hex_a & 0x1e; /* the pair kept from the last fast words (utf8_weights) */
 		struct utf8_weights u = {
@@ -448,8 +477,9 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 		s->hex_a = u.pair & 0xff;
 	}
 	s->lead = 0; /* ASCII words: a 3-byte lead before them is malformed, the character weighs nothing */
-	s->prev2 = class_at(c.last_letters, c.last_digits, c.last_blanks, 6);
-	s->prev = class_at(c.last_letters, c.last_digits, c.last_blanks, 7);
+	struct word_classes last = classes_of(load64(hb, pos + n - CHUNK), utf8);
+	s->prev2 = class_at(last.letters, last.digits, last.blanks, 6);
+	s->prev = class_at(last.letters, last.digits, last.blanks, 7);
 	s->raw += n;
 	return n;
 }
@@ -489,7 +519,7 @@ static __always_inline __u32 scan_wide_words(struct scan_state *s, const struct 
 	__u32 n = 0;
 
 	ROLLED
-	for (__u32 w = 0; w < PROMPT_WORDS; w++) {
+	for (__u32 w = 0; w < WIDE_WORDS; w++) {
 		__u32 at = pos + w * CHUNK;
 		if (at + CHUNK > len)
 			break;
