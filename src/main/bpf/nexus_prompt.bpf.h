@@ -337,6 +337,17 @@ static __always_inline __u32 lane_sum(__u64 lanes)
 	return (lanes * ONES) >> 56;
 }
 
+/* Per byte lane, bit 7 set where the byte is a 3-byte lead (0xe0..0xef), or a 4-byte one (0xf0 and above). */
+static __always_inline __u64 lead3_lanes(__u64 word)
+{
+	return word & (word << 1) & (word << 2) & ~(word << 3) & HIGHS;
+}
+
+static __always_inline __u64 lead4_lanes(__u64 word)
+{
+	return word & (word << 1) & (word << 2) & (word << 3) & HIGHS;
+}
+
 /*
  * The block weights of fast words' 2-byte characters, a second pass over the words (the first
  * pass has no register to spare: its frame is near the 512-byte stack limit). A script's
@@ -364,9 +375,10 @@ static __always_inline __u64 zero_lanes(__u64 x)
  * A lead outside the pair takes a table lookup, each lane without a branch (a loop over the lanes,
  * breaking when done, passed the verifier's limit), and its pair becomes the one kept.
  */
-static __always_inline void count_utf8(struct utf8_weights *u, __u64 word)
+static __always_inline void count_utf8(struct utf8_weights *u, __u64 word, bool any)
 {
-	__u64 leads = word & (word << 1) & HIGHS; /* 11xxxxxx: no byte is 0xe0 or above */
+	/* 110xxxxx; FAST_UTF8's words hold no byte of 0xe0 and above, so 11xxxxxx is enough there */
+	__u64 leads = word & (word << 1) & (any ? ~(word << 2) : ~0ull) & HIGHS;
 	__u64 hit = zero_lanes((word & ~ONES) ^ u->pair) & leads;
 	__u64 fresh = leads & ~hit;
 
@@ -392,17 +404,119 @@ static __always_inline void count_utf8(struct utf8_weights *u, __u64 word)
 }
 
 /*
+ * The lanes of the word at `at` (wholly inside the window: at + CHUNK <= len) whose next byte is
+ * inside the window too: all but lane 7 when the word ends the window. Branch-free, so that the
+ * verifier walks one path per word, not two.
+ */
+static __always_inline __u64 lanes_with_next(__u32 at, __u32 len)
+{
+	__u32 ends_window = (len - at - CHUNK - 1) >> 31;
+
+	return HIGHS >> (ends_window * 8);
+}
+
+/*
+ * The third copy's 3- and 4-byte characters, weighed as count_byte weighs them: a 4-byte lead the
+ * supplementary weight; a 3-byte lead, when the byte after it continues it (next: each lane's
+ * next byte; in: the lanes whose next byte is inside the window), the weight of its block
+ * ((lead & 0x0f) << 6 | (next & 0x3f)). Blocks from U+2000 (leads 0xe2 and above) but the
+ * surrogates' share one weight (TOKEN_BLOCK_WIDE, unless off) and are only counted. The others
+ * (Devanagari, Bengali, Thai, ...: leads 0xe0, 0xe1; surrogates) keep a pair of blocks as
+ * count_utf8 keeps a pair of leads: the even block last looked up (block; lead and second byte,
+ * its low bit clear, in every lane), counted (hits, odd) where a lane holds it, looked up lane by
+ * lane where none does. A script's letters share one or two blocks (Devanagari 0x24 and 0x25).
+ */
+struct three_weights {
+	__u64 lead, second, hits, odd, wide, supplementary;
+	__u32 block, even_q10, odd_q10, q10;
+};
+
+static __always_inline void keep_block(struct three_weights *t, __u32 block)
+{
+	block &= 0x3fe;
+	t->block = block;
+	t->lead = (0xe0 | (block >> 6)) * ONES;
+	t->second = (0x80 | (block & 0x3e)) * ONES;
+	t->even_q10 = block_q10(block);
+	t->odd_q10 = block_q10(block | 1);
+}
+
+/*
+ * The weights of the 3-byte characters whose leads are in the lanes of fresh (bit 7), looked up by
+ * block, in the low 32 bits; the lowest one's block in the high 32. A global function: verified
+ * once on its own, not once per word of the copy that calls it.
+ */
+__noinline __u64 fresh_blocks_q10(__u64 word, __u64 next, __u64 fresh)
+{
+	__u32 q10 = 0;
+
+	ROLLED
+	for (__u32 j = 0; j < CHUNK; j++) {
+		__u32 block = ((word >> (j * 8)) & 0x0f) << 6 | ((next >> (j * 8)) & 0x3f);
+		q10 += block_q10(block) & -(__u32)((fresh >> (j * 8 + 7)) & 1);
+	}
+	__u32 j = lowest_lane(fresh);
+	__u64 block = ((word >> (j * 8)) & 0x0f) << 6 | ((next >> (j * 8)) & 0x3f);
+
+	return block << 32 | q10;
+}
+
+static __always_inline void count_three(struct three_weights *t, __u64 word, __u64 next, __u64 in, __u64 off)
+{
+	__u64 lead3 = lead3_lanes(word) & next & ~(next << 1) & in; /* continued inside the window */
+	__u64 surrogate = eq_mask(word, 0xed) & ((next << 1) | (next << 2)); /* 0xed, then 0xa0 and above */
+	__u64 wide = lead3 & ((word << 4) | (word << 5) | (word << 6)) & ~surrogate & ~off; /* 0xe2 and above */
+	__u64 blocks = lead3 & ~wide;
+	__u64 hit = zero_lanes((word ^ t->lead) | ((next & ~ONES) ^ t->second)) & blocks;
+	__u64 fresh = blocks & ~hit;
+
+	t->wide += wide >> 7;
+	t->supplementary += lead4_lanes(word) >> 7;
+	t->hits += hit >> 7;
+	t->odd += (hit & (next << 7)) >> 7;
+	if (fresh) {
+		__u64 looked_up = fresh_blocks_q10(word, next, fresh);
+		t->q10 += (__u32)looked_up + lane_sum(t->hits) * t->even_q10 + lane_sum(t->odd) * (t->odd_q10 - t->even_q10);
+		t->hits = 0;
+		t->odd = 0;
+		keep_block(t, looked_up >> 32);
+	}
+}
+
+/* scan_fast_words' copies (the argument is a constant: each call site is its own copy). */
+#define FAST_ASCII 0 /* ASCII words only */
+#define FAST_UTF8 1  /* ASCII and 2-byte characters (Greek, Cyrillic, Hebrew, Arabic, accented Latin) */
+#define FAST_ANY 2   /* any UTF-8: 3- and 4-byte characters too (Devanagari, Thai, CJK beside ASCII) */
+
+/* FAST_ANY's words per step: six (as PROMPT_WORDS) passed the verifier's 1M-insn limit. */
+#define ANY_WORDS 4
+
+/*
+ * FAST_ANY stops at a word after its first that the wide copy takes (non-ASCII bytes only, one of
+ * them a 3- or 4-byte lead, none 0xe0 or 0xe1: CJK text), which counts such words for less.
+ * Bit 7 set in some lane when it stops; branch-free (nonzero), so the verifier walks one path.
+ */
+static __always_inline __u64 pure_wide(__u64 word, __u64 leads3, __u32 n)
+{
+	__u64 not_wide = ((word & HIGHS) ^ HIGHS) | (leads3 & ~((word << 3) | (word << 4) | (word << 5) | (word << 6)));
+
+	return leads3 & HIGHS & (nonzero(not_wide & HIGHS) - 1) & -nonzero(n);
+}
+
+/*
  * Phase 4's fast path from pos: up to PROMPT_WORDS fast words wholly inside the window, their
  * keywords too while they lie in the first KEYWORD_SCAN_BYTES. Returns the bytes counted (0 when
- * the word at pos is not a fast one). Two copies (utf8 is a constant): ASCII words only, as
- * before; or words that may hold 2-byte characters (Greek, Cyrillic, Hebrew, Arabic, accented
- * Latin) and continuation bytes, whose block weights a second pass adds. A word with a byte of
- * 0xe0 and above (a 3- or 4-byte lead) stops either, and the second does not start with a 3-byte
- * lead pending (s->lead): those characters weigh by their first two bytes, the byte path's work.
+ * the word at pos is not a fast one). A fast word holds no '"' and no '\\'. FAST_ASCII takes ASCII
+ * words only. FAST_UTF8 also 2-byte characters and continuation bytes, whose block weights a
+ * second pass adds (utf8_weights); a 3- or 4-byte lead stops it. FAST_ANY takes any bytes, its
+ * second pass adds the 3- and 4-byte characters' weights too (three_weights). Neither UTF-8 copy
+ * starts with a 3-byte lead pending (s->lead: its second byte comes next); the caller sees to it.
  */
 static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct head_buf *hb, __u32 pos, __u32 len,
-					     bool utf8)
+					     __u32 mode)
 {
+	bool utf8 = mode != FAST_ASCII;
+	__u32 words = mode == FAST_ANY ? ANY_WORDS : PROMPT_WORDS;
 	__u64 prev = 1ull << (s->prev & 7); /* one-hot: the carries below without a branch each */
 	__u64 prev2 = 1ull << (s->prev2 & 7);
 
@@ -417,17 +531,17 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 	__u32 n = 0;
 
 	ROLLED
-	for (__u32 w = 0; w < PROMPT_WORDS; w++) {
+	for (__u32 w = 0; w < words; w++) {
 		__u32 at = pos + w * CHUNK;
 		if (at + CHUNK > len)
 			break;
 		__u64 word = load64(hb, at);
-		/* 3- and 4-byte characters take the byte path: a table lookup per character (CJK, emoji).
-		 * One branch: each term is non-zero exactly when its test holds (has_byte's mask). */
+		/* One branch: each term is non-zero exactly when its test holds (has_byte's mask). */
 		__u64 quote = word ^ (ONES * '"');
 		__u64 backslash = word ^ (ONES * '\\');
-		if ((((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) |
-		     (utf8 ? word & (word << 1) & (word << 2) : word)) & HIGHS)
+		__u64 leads3 = word & (word << 1) & (word << 2); /* 3- and 4-byte leads in bit 7 */
+		__u64 refused = mode == FAST_ASCII ? word : mode == FAST_UTF8 ? leads3 : pure_wide(word, leads3, n);
+		if ((((quote - ONES) & ~quote) | ((backslash - ONES) & ~backslash) | refused) & HIGHS)
 			break;
 		count_word(&c, word, utf8);
 		n += CHUNK;
@@ -447,7 +561,7 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 		__u64 before = window_lanes(s->kw_window); /* then the last keyword word's low */
 		__u32 keywords = 0;
 		ROLLED
-		for (__u32 w = 0; w < PROMPT_WORDS; w++) {
+		for (__u32 w = 0; w < words; w++) {
 			__u32 at = pos + w * CHUNK;
 			if (w * CHUNK >= n || at >= kw_end)
 				break;
@@ -468,15 +582,34 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 			.odd_q10 = block_q10(pair | 1),
 		};
 		ROLLED
-		for (__u32 w = 0; w < PROMPT_WORDS; w++) {
+		for (__u32 w = 0; w < words; w++) {
 			if (w * CHUNK >= n)
 				break;
-			count_utf8(&u, load64(hb, pos + w * CHUNK));
+			count_utf8(&u, load64(hb, pos + w * CHUNK), mode == FAST_ANY);
 		}
 		s->chars_q10 += u.q10 + lane_sum(u.hits) * u.even_q10 + lane_sum(u.odd) * (u.odd_q10 - u.even_q10);
 		s->hex_a = u.pair & 0xff;
 	}
-	s->lead = 0; /* ASCII words: a 3-byte lead before them is malformed, the character weighs nothing */
+	if (mode == FAST_ANY) {
+		/* the block pair kept from the last FAST_ANY words in s->hex_b, which only a backslash-u
+		 * escape uses (written before it is read), as s->hex_a keeps utf8_weights' pair */
+		__u32 wide_q10 = token_block_q10[TOKEN_BLOCK_WIDE];
+		__u64 off = wide_q10 == TOKEN_WIDE_NOT_UNIFORM ? HIGHS : 0; /* a .rodata constant: no branch left */
+		struct three_weights t = {};
+		keep_block(&t, s->hex_b);
+		ROLLED
+		for (__u32 w = 0; w < words; w++) {
+			__u32 at = pos + w * CHUNK;
+			if (w * CHUNK >= n)
+				break;
+			count_three(&t, load64(hb, at), load64(hb, at + 1), lanes_with_next(at, len), off);
+		}
+		s->chars_q10 += t.q10 + lane_sum(t.hits) * t.even_q10 + lane_sum(t.odd) * (t.odd_q10 - t.even_q10) +
+				lane_sum(t.wide) * (wide_q10 & 0x7fff) +
+				lane_sum(t.supplementary) * block_q10(TOKEN_BLOCK_SUPPLEMENTARY);
+		s->hex_b = t.block;
+	}
+	s->lead = 0; /* a 3-byte lead in the last lane was weighed from the byte after it, or never is */
 	struct word_classes last = classes_of(load64(hb, pos + n - CHUNK), utf8);
 	s->prev2 = class_at(last.letters, last.digits, last.blanks, 6);
 	s->prev = class_at(last.letters, last.digits, last.blanks, 7);
@@ -484,19 +617,8 @@ static __always_inline __u32 scan_fast_words(struct scan_state *s, const struct 
 	return n;
 }
 
-/* Per byte lane, bit 7 set where the byte is a 3-byte lead (0xe0..0xef), or a 4-byte one (0xf0 and above). */
-static __always_inline __u64 lead3_lanes(__u64 word)
-{
-	return word & (word << 1) & (word << 2) & ~(word << 3) & HIGHS;
-}
-
-static __always_inline __u64 lead4_lanes(__u64 word)
-{
-	return word & (word << 1) & (word << 2) & (word << 3) & HIGHS;
-}
-
 /*
- * Phase 4's fast path for wide text (CJK, kana, Hangul, emoji): up to PROMPT_WORDS words from pos
+ * Phase 4's fast path for wide text (CJK, kana, Hangul, emoji): up to WIDE_WORDS words from pos
  * whose eight bytes are all 3- and 4-byte characters' (no ASCII byte, no 2-byte lead), wholly
  * inside the window. Returns the bytes counted (0 when the word at pos is not one). count_byte
  * makes every such byte a letter, so a word adds 8 letters and no run but the one it may start;
@@ -563,19 +685,22 @@ static __always_inline long scan_string_step(struct head_buf *hb)
 	__u32 len = s->len;
 
 	if (s->escape == 0) {
-		__u32 n = scan_fast_words(s, hb, base, len, false);
-		/* the word at base holds a 2-byte character (or '"' or '\\', again refused); a 3- or
-		 * 4-byte lead there takes the wide copy (CJK text), which refuses a word with ASCII or
-		 * 2-byte characters, unless it is 0xe0 or 0xe1 (Devanagari, Thai: the wide copy would
-		 * refuse it, and the test costs less than the call); neither runs with a 3-byte lead
-		 * pending (s->lead: its second byte comes next): the byte path weighs those */
+		__u32 n = scan_fast_words(s, hb, base, len, FAST_ASCII);
+		/* the word at base holds a non-ASCII byte (or '"' or '\\', again refused). Without a 3-
+		 * or 4-byte lead it takes the UTF-8 copy (Greek, Cyrillic, ...); a word of non-ASCII
+		 * bytes only with such a lead, none 0xe0 or 0xe1, the wide copy (CJK text: the
+		 * cheapest); any other FAST_ANY (Devanagari, Thai, CJK beside ASCII). None runs with a
+		 * 3-byte lead pending (s->lead: its second byte comes next): the byte path weighs it.
+		 * One call site per copy: the verifier walks each once. */
 		__u64 first = load64(hb, base);
 		__u64 wide = first & (first << 1) & (first << 2) & HIGHS;
 		if (!n && s->lead == 0) {
 			if (!wide)
-				n = scan_fast_words(s, hb, base, len, true);
-			else if (!(wide & ~((first << 3) | (first << 4) | (first << 5) | (first << 6))))
+				n = scan_fast_words(s, hb, base, len, FAST_UTF8);
+			else if ((first & HIGHS) == HIGHS && !(wide & ~((first << 3) | (first << 4) | (first << 5) | (first << 6))))
 				n = scan_wide_words(s, hb, base, len);
+			else
+				n = scan_fast_words(s, hb, base, len, FAST_ANY);
 		}
 		if (n) {
 			s->pos = base + n;

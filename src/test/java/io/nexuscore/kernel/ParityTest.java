@@ -311,6 +311,90 @@ class ParityTest {
     }
 
     /**
+     * Text with 3-byte characters below U+2000 (leads 0xe0 and 0xe1: Devanagari, Bengali, Thai,
+     * Georgian, Vietnamese), which the kernel's third fast copy counts beside ASCII: each character
+     * weighed by its block, the pair of blocks last looked up kept (within a step and from one step
+     * to the next). Words of such scripts with spaces, digits, punctuation and keywords between them,
+     * the script (and so the kept pair) changing, CJK, 2-byte letters, emoji, raw surrogates and
+     * broken sequences inside, at every offset; and the body window's end at every lane of a long
+     * run (a lead in the window's last byte, its continuation past it).
+     */
+    @Test
+    void indicAndThaiTextMatchesAtEveryOffset() {
+        String[] texts = {
+            "वह हर दिन कितने अंडे बेचती है, 2 डॉलर प्रति अंडा?", // Devanagari: blocks 0x24 and 0x25 (one pair)
+            "সে প্রতিদিন কতগুলো ডিম বিক্রি করে?", // Bengali: 0x26, 0x27
+            "เธอขายไข่วันละกี่ฟอง ฟองละ 2 ดอลลาร์", // Thai: 0x38, 0x39, no spaces between words
+            "नमस्ते সে দিন ไข่ दिन ছে", // the kept pair changing word by word
+            "ქართული ენა Tiếng Việt", // Georgian (lead 0xe1, 0x83), Vietnamese (0xe1 0xba/0xbb beside 0xc3)
+            "हिंदी 中文 αβγ 😀 हिंदी", // every width in one run
+            "summary संक्षेप ref जनरेट gen", // keywords between them
+        };
+        byte[][] raw = {
+            {(byte) 0xe0, (byte) 0xa4, 'x', (byte) 0xe0, (byte) 0xe0, (byte) 0xa5, (byte) 0xa4}, // cut short, a lead after a lead
+            {(byte) 0xed, (byte) 0xa0, (byte) 0x80, ' ', (byte) 0xe0, (byte) 0xa4, (byte) 0xb9}, // a raw surrogate beside Devanagari
+            {(byte) 0xe0, (byte) 0x80, (byte) 0x80, (byte) 0xe1, (byte) 0x80, (byte) 0xbf}, // overlong forms: blocks 0 and 64
+            {(byte) 0xe0, (byte) 0xa4, (byte) 0xc3, (byte) 0xa9, (byte) 0xf0, (byte) 0xe0, (byte) 0xb8, (byte) 0x81}, // a 2-byte lead, a 4-byte lead after leads
+        };
+        List<byte[]> pieces = new ArrayList<>();
+        for (String text : texts) {
+            pieces.add(text.getBytes(StandardCharsets.UTF_8));
+        }
+        pieces.addAll(List.of(raw));
+        int srcPort = 46000;
+        int cases = 0;
+        for (byte[] piece : pieces) {
+            for (int at = 0; at < 16; at++) {
+                java.io.ByteArrayOutputStream prompt = new java.io.ByteArrayOutputStream();
+                prompt.writeBytes("ab cd ef gh ij kl".substring(0, at).getBytes(StandardCharsets.US_ASCII));
+                for (int i = 0; i < 3; i++) {
+                    prompt.writeBytes(piece);
+                    prompt.writeBytes(i == 0 ? " 7 ".getBytes(StandardCharsets.US_ASCII) : new byte[] {' '});
+                }
+                for (long factor = 1; factor <= 3; factor += 2) {
+                    assertTrue(assertParity(promptRequest(prompt.toByteArray(), factor), srcPort++).isPresent());
+                    cases++;
+                }
+            }
+        }
+        byte[] run = "कितने अंडे बेचती है ".repeat(12).getBytes(StandardCharsets.UTF_8);
+        for (int pad = 0; pad < CHUNK; pad++) {
+            for (int at = 0; at < 3; at++) {
+                java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+                body.writeBytes(("{\"pad\":\"" + "p".repeat(pad) + "\",\"prompt\":\"" + "x".repeat(at))
+                        .getBytes(StandardCharsets.US_ASCII));
+                body.writeBytes(run);
+                body.writeBytes("\"}".getBytes(StandardCharsets.US_ASCII));
+                assertTrue(assertParity(completionRequest(body.toByteArray(), 1), srcPort++).isPresent());
+                cases++;
+            }
+        }
+        assertTrue(cases > 300, "cases: " + cases);
+    }
+
+    /**
+     * The third fast copy keeps a pair of blocks (an even one and the next) and tells them apart by
+     * the second byte's low bit. Below U+2000 the shipped table gives both blocks of a pair one
+     * weight but for Myanmar's last block (U+1080, 1721/1024 tokens) and Georgian's (U+10C0,
+     * 1727): runs of both, either first, long enough that 6/1024 of a token per character moves the
+     * score (three times over, the body's unseen rest extrapolated), each length its own case.
+     */
+    @Test
+    void threeByteBlockPairTellsItsBlocksApart() {
+        String georgian = "ქართული"; // U+10D0-10FF: block 67, the odd one
+        String myanmar = "႐႑႒႓႔႕႖"; // U+1090-1096: block 66, the even one
+        int srcPort = 47000;
+        for (int n = 1; n <= 9; n++) {
+            for (String[] order : new String[][] {{georgian, myanmar}, {myanmar, georgian}}) {
+                String prompt = order[0].repeat(n) + " " + order[1].repeat(n);
+                for (long factor = 1; factor <= 3; factor += 2) {
+                    assertTrue(assertParity(promptRequest(prompt.getBytes(StandardCharsets.UTF_8), factor), srcPort++).isPresent());
+                }
+            }
+        }
+    }
+
+    /**
      * A completion request whose prompt string is {@code prompt} (raw bytes), sent whole in one
      * segment; its Content-Length is {@code factor} times the body's (the rest unseen).
      */
