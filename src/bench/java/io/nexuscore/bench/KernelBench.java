@@ -138,18 +138,20 @@ public final class KernelBench {
                     chatHead + "Content-Length: " + body.length() + "\r\n\r\n" + body);
         }
         // Non-ASCII text: the fast path counts its words too and weighs its characters' blocks
-        // (2-byte scripts; 3-byte CJK, by the wide copy); the window scans the body's first 256 B whatever its size.
+        // (2-byte scripts; 3-byte CJK, by the wide copy; 3-byte text beside ASCII, by FAST_ANY); the window
+        // scans the body's first 256 B whatever its size.
         String greek = "Πόσα αυγά πουλάει, με 2 δολάρια το καθένα; ";
         String[][] scripts = {
             {"250 B Greek", greek, "250"},
             {"250 B Cyrillic", "Сколько яиц она продаёт, по 2 доллара за каждое? ", "250"},
             {"250 B Chinese", "她每天卖多少个鸡蛋，每个鸡蛋2美元？", "250"},
             // GSM8K's first question in Chinese: digits among the characters, as real prompts have
-            // (a word with an ASCII byte takes the byte path, not the wide copy)
+            // (a word with an ASCII byte takes FAST_ANY, not the wide copy)
             {"250 B GSM8K Chinese", "珍妮特的鸭子每天下16个蛋。她每天早上吃3个，每天用4个给朋友烤松饼。"
                 + "她以每个2美元的价格出售剩下的鸭蛋。她每天能赚多少美元？", "250"},
-            // Devanagari: 3-byte characters below U+2000, which the wide copy refuses (the byte path)
+            // Devanagari and Thai: 3-byte characters below U+2000 (blocks weighed apart), by FAST_ANY
             {"250 B Hindi", "वह हर दिन कितने अंडे बेचती है, 2 डॉलर प्रति अंडा? ", "250"},
+            {"250 B Thai", "เธอขายไข่วันละกี่ฟอง ฟองละ 2 ดอลลาร์ ", "250"},
             {"1300 B Greek", greek, "1300"},
         };
         for (String[] script : scripts) {
