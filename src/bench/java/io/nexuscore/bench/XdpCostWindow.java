@@ -68,7 +68,7 @@ final class XdpCostWindow {
         }
     }
 
-    /** The XDP program attached to device: {run_time_ns, run_cnt}, when bpf_stats is on and bpftool answers. */
+    /** The XDP program attached to device: {run_time_ns, run_cnt, program id}, when bpf_stats is on and bpftool answers. */
     private static Optional<long[]> bpfStats(String device) {
         try {
             if (!Files.readString(BPF_STATS).trim().equals("1")) {
@@ -82,7 +82,7 @@ final class XdpCostWindow {
             Matcher time = Pattern.compile("\"run_time_ns\"\\s*:\\s*(\\d+)").matcher(prog);
             Matcher count = Pattern.compile("\"run_cnt\"\\s*:\\s*(\\d+)").matcher(prog);
             return time.find() && count.find()
-                    ? Optional.of(new long[] {Long.parseLong(time.group(1)), Long.parseLong(count.group(1))})
+                    ? Optional.of(new long[] {Long.parseLong(time.group(1)), Long.parseLong(count.group(1)), Long.parseLong(id.group(1))})
                     : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();
@@ -106,26 +106,35 @@ final class XdpCostWindow {
             delta.put(e.getKey(), e.getValue() - before.buckets().getOrDefault(e.getKey(), 0.0));
         }
         double runs = delta.lastEntry().getValue();
-        if (runs <= 0) {
-            return "kernel: the XDP program ran no packet during the run";
+        StringBuilder line = new StringBuilder();
+        if (runs < 0) {
+            // The histogram's maps belong to the loaded object: a reload between the readings restarts them.
+            line.append("kernel: the in-kernel histogram restarted during the run (the programs were reloaded): no histogram figures");
+        } else if (runs == 0) {
+            line.append("kernel: the in-kernel histogram sampled no XDP run during the run");
+        } else {
+            double meanNs = (after.sumSeconds() - before.sumSeconds()) / runs * 1e9;
+            line.append(String.format(Locale.ROOT,
+                    "kernel: XDP program over the run, every packet on the interface: %,.0f runs; in-kernel histogram"
+                            + " mean %.0f ns, P50 <= %s, P99 <= %s, P99.9 <= %s",
+                    runs, meanNs, quantile(delta, runs, 0.50), quantile(delta, runs, 0.99), quantile(delta, runs, 0.999)));
+            line.append(String.format(Locale.ROOT, "%n        runs by time:"));
+            double previous = 0;
+            double[] edges = {256e-9, 512e-9, 1024e-9, 2048e-9, 4096e-9, 8192e-9, 16384e-9, Double.POSITIVE_INFINITY};
+            for (double edge : edges) {
+                Map.Entry<Double, Double> at = delta.floorEntry(edge);
+                double upTo = at == null ? 0 : at.getValue();
+                line.append(String.format(Locale.ROOT, " %s %.1f %%", edge == Double.POSITIVE_INFINITY ? "more"
+                        : "<" + Math.round(edge * 1e9), 100 * (upTo - previous) / runs));
+                previous = upTo;
+            }
         }
-        double meanNs = (after.sumSeconds() - before.sumSeconds()) / runs * 1e9;
-        StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
-                "kernel: XDP program over the run, every packet on the interface: %,.0f runs; in-kernel histogram"
-                        + " mean %.0f ns, P50 <= %s, P99 <= %s, P99.9 <= %s",
-                runs, meanNs, quantile(delta, runs, 0.50), quantile(delta, runs, 0.99), quantile(delta, runs, 0.999)));
-        line.append(String.format(Locale.ROOT, "%n        runs by time:"));
-        double previous = 0;
-        double[] edges = {256e-9, 512e-9, 1024e-9, 2048e-9, 4096e-9, 8192e-9, 16384e-9, Double.POSITIVE_INFINITY};
-        for (double edge : edges) {
-            Map.Entry<Double, Double> at = delta.floorEntry(edge);
-            double upTo = at == null ? 0 : at.getValue();
-            line.append(String.format(Locale.ROOT, " %s %.1f %%", edge == Double.POSITIVE_INFINITY ? "more"
-                    : "<" + Math.round(edge * 1e9), 100 * (upTo - previous) / runs));
-            previous = upTo;
-        }
+        // bpf_stats belong to the attached program, read live: they hold whatever the histogram says.
         line.append(String.format(Locale.ROOT, "%n       "));
-        if (before.bpfStats().isPresent() && after.bpfStats().isPresent()) {
+        if (before.bpfStats().isPresent() && after.bpfStats().isPresent()
+                && before.bpfStats().get()[2] != after.bpfStats().get()[2]) {
+            line.append("; bpf_stats: the attached program changed during the run (a reload)");
+        } else if (before.bpfStats().isPresent() && after.bpfStats().isPresent()) {
             long time = after.bpfStats().get()[0] - before.bpfStats().get()[0];
             long count = after.bpfStats().get()[1] - before.bpfStats().get()[1];
             line.append(count > 0 ? String.format(Locale.ROOT, "; bpf_stats %.0f ns per run (%,d runs)", (double) time / count, count)
