@@ -292,21 +292,8 @@ class ParityTest {
                 cases++;
             }
         }
-        // The window ends (BODY_WINDOW bytes into the body) at every lane of the words of a long run
-        // of wide text (a pad before the prompt key moves the string's start, and so its words,
-        // against the window's end) and after every byte of its characters.
-        byte[] run = cjk.repeat(8).getBytes(StandardCharsets.UTF_8);
-        for (int pad = 0; pad < CHUNK; pad++) {
-            for (int at = 0; at < 3; at++) {
-                java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
-                body.writeBytes(("{\"pad\":\"" + "p".repeat(pad) + "\",\"prompt\":\"" + "x".repeat(at))
-                        .getBytes(StandardCharsets.US_ASCII));
-                body.writeBytes(run);
-                body.writeBytes("\"}".getBytes(StandardCharsets.US_ASCII));
-                assertTrue(assertParity(completionRequest(body.toByteArray(), 1), srcPort++).isPresent());
-                cases++;
-            }
-        }
+        // The window's end at every lane of a long run of wide text.
+        cases += assertWindowEndsAtEveryLane(cjk.repeat(8).getBytes(StandardCharsets.UTF_8), srcPort);
         assertTrue(cases > 400, "cases: " + cases);
     }
 
@@ -357,18 +344,7 @@ class ParityTest {
                 }
             }
         }
-        byte[] run = "कितने अंडे बेचती है ".repeat(12).getBytes(StandardCharsets.UTF_8);
-        for (int pad = 0; pad < CHUNK; pad++) {
-            for (int at = 0; at < 3; at++) {
-                java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
-                body.writeBytes(("{\"pad\":\"" + "p".repeat(pad) + "\",\"prompt\":\"" + "x".repeat(at))
-                        .getBytes(StandardCharsets.US_ASCII));
-                body.writeBytes(run);
-                body.writeBytes("\"}".getBytes(StandardCharsets.US_ASCII));
-                assertTrue(assertParity(completionRequest(body.toByteArray(), 1), srcPort++).isPresent());
-                cases++;
-            }
-        }
+        cases += assertWindowEndsAtEveryLane("कितने अंडे बेचती है ".repeat(12).getBytes(StandardCharsets.UTF_8), srcPort);
         assertTrue(cases > 300, "cases: " + cases);
     }
 
@@ -392,6 +368,28 @@ class ParityTest {
                 }
             }
         }
+    }
+
+    /**
+     * The body window (BODY_WINDOW bytes into the body) ending at every lane of the words of a long
+     * run of non-ASCII text and after every byte of its characters: a pad before the prompt key
+     * moves the string's start, and so its words, against the window's end. Sources from srcPort on;
+     * returns the cases run.
+     */
+    private static int assertWindowEndsAtEveryLane(byte[] run, int srcPort) {
+        int cases = 0;
+        for (int pad = 0; pad < CHUNK; pad++) {
+            for (int at = 0; at < 3; at++) {
+                java.io.ByteArrayOutputStream body = new java.io.ByteArrayOutputStream();
+                body.writeBytes(("{\"pad\":\"" + "p".repeat(pad) + "\",\"prompt\":\"" + "x".repeat(at))
+                        .getBytes(StandardCharsets.US_ASCII));
+                body.writeBytes(run);
+                body.writeBytes("\"}".getBytes(StandardCharsets.US_ASCII));
+                assertTrue(assertParity(completionRequest(body.toByteArray(), 1), srcPort + cases).isPresent());
+                cases++;
+            }
+        }
+        return cases;
     }
 
     /**
