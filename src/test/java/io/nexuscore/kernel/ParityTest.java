@@ -202,27 +202,9 @@ class ParityTest {
             {(byte) 0xf0, (byte) 0x9f, 'z', (byte) 0xc3}, // a 4-byte sequence cut short, a lone lead
             {(byte) 0xc0, (byte) 0xc1, (byte) 0xdf, (byte) 0xde, (byte) 0xc2, (byte) 0xc3, (byte) 0xcc, (byte) 0xcd}, // leads only
         };
-        List<byte[]> pieces = new ArrayList<>();
-        for (String text : texts) {
-            pieces.add(text.getBytes(StandardCharsets.UTF_8));
-        }
-        pieces.addAll(List.of(raw));
         int srcPort = 42000;
-        int cases = 0;
-        for (byte[] piece : pieces) {
-            for (int at = 0; at < 16; at++) {
-                java.io.ByteArrayOutputStream prompt = new java.io.ByteArrayOutputStream();
-                prompt.writeBytes("ab cd ef gh ij kl".substring(0, at).getBytes(StandardCharsets.US_ASCII));
-                for (int i = 0; i < 3; i++) {
-                    prompt.writeBytes(piece);
-                    prompt.writeBytes(i == 0 ? " x ".getBytes(StandardCharsets.US_ASCII) : new byte[] {' '});
-                }
-                for (long factor = 1; factor <= 3; factor += 2) {
-                    assertTrue(assertParity(promptRequest(prompt.toByteArray(), factor), srcPort++).isPresent());
-                    cases++;
-                }
-            }
-        }
+        int cases = assertPiecesAtEveryOffset(texts, raw, " x ", srcPort);
+        srcPort += cases;
         // The keyword window's edge (KEYWORD_SCAN_BYTES after the string's start) inside and after 2-byte text.
         for (int at = 40; at <= PromptEstimate.KEYWORD_SCAN_BYTES + 8; at++) {
             byte[] greek = "αβγδεζηθικλμνξοπρστυφχψω".repeat(3).getBytes(StandardCharsets.UTF_8);
@@ -323,27 +305,9 @@ class ParityTest {
             {(byte) 0xe0, (byte) 0x80, (byte) 0x80, (byte) 0xe1, (byte) 0x80, (byte) 0xbf}, // overlong forms: blocks 0 and 64
             {(byte) 0xe0, (byte) 0xa4, (byte) 0xc3, (byte) 0xa9, (byte) 0xf0, (byte) 0xe0, (byte) 0xb8, (byte) 0x81}, // a 2-byte lead, a 4-byte lead after leads
         };
-        List<byte[]> pieces = new ArrayList<>();
-        for (String text : texts) {
-            pieces.add(text.getBytes(StandardCharsets.UTF_8));
-        }
-        pieces.addAll(List.of(raw));
         int srcPort = 46000;
-        int cases = 0;
-        for (byte[] piece : pieces) {
-            for (int at = 0; at < 16; at++) {
-                java.io.ByteArrayOutputStream prompt = new java.io.ByteArrayOutputStream();
-                prompt.writeBytes("ab cd ef gh ij kl".substring(0, at).getBytes(StandardCharsets.US_ASCII));
-                for (int i = 0; i < 3; i++) {
-                    prompt.writeBytes(piece);
-                    prompt.writeBytes(i == 0 ? " 7 ".getBytes(StandardCharsets.US_ASCII) : new byte[] {' '});
-                }
-                for (long factor = 1; factor <= 3; factor += 2) {
-                    assertTrue(assertParity(promptRequest(prompt.toByteArray(), factor), srcPort++).isPresent());
-                    cases++;
-                }
-            }
-        }
+        int cases = assertPiecesAtEveryOffset(texts, raw, " 7 ", srcPort);
+        srcPort += cases;
         cases += assertWindowEndsAtEveryLane("कितने अंडे बेचती है ".repeat(12).getBytes(StandardCharsets.UTF_8), srcPort);
         assertTrue(cases > 300, "cases: " + cases);
     }
@@ -368,6 +332,36 @@ class ParityTest {
                 }
             }
         }
+    }
+
+    /**
+     * Each piece (the texts' UTF-8, then the raw byte runs) three times in a prompt, the first time
+     * followed by {@code between}, after 0 to 15 bytes of ASCII (every offset against the kernel's
+     * words), sent whole and as the first third of its body. Sources from srcPort on; returns the
+     * cases run.
+     */
+    private static int assertPiecesAtEveryOffset(String[] texts, byte[][] raw, String between, int srcPort) {
+        List<byte[]> pieces = new ArrayList<>();
+        for (String text : texts) {
+            pieces.add(text.getBytes(StandardCharsets.UTF_8));
+        }
+        pieces.addAll(List.of(raw));
+        int cases = 0;
+        for (byte[] piece : pieces) {
+            for (int at = 0; at < 16; at++) {
+                java.io.ByteArrayOutputStream prompt = new java.io.ByteArrayOutputStream();
+                prompt.writeBytes("ab cd ef gh ij kl".substring(0, at).getBytes(StandardCharsets.US_ASCII));
+                for (int i = 0; i < 3; i++) {
+                    prompt.writeBytes(piece);
+                    prompt.writeBytes(i == 0 ? between.getBytes(StandardCharsets.US_ASCII) : new byte[] {' '});
+                }
+                for (long factor = 1; factor <= 3; factor += 2) {
+                    assertTrue(assertParity(promptRequest(prompt.toByteArray(), factor), srcPort + cases).isPresent());
+                    cases++;
+                }
+            }
+        }
+        return cases;
     }
 
     /**
