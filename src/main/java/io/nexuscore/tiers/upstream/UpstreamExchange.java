@@ -145,6 +145,7 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
             }
             whole.appendBuffer(chunk);
         });
+        answer.resume(); // paused since the head arrived (accepted)
         return read.future();
     }
 
@@ -258,9 +259,11 @@ final class UpstreamExchange implements DeadlineSweep.Deadline {
         });
         watchdog = dog;
         answer = new WatchedBody(response, dog);
-        if (stream) {
-            response.pause(); // the consumer resumes it by piping it to the client
-        }
+        // Held until its consumer's handlers are set: readBody resumes it, a stream's consumer by
+        // piping it to the client. A caller off the event loop (submit from a worker or a test
+        // thread) may reach readBody after the first chunks arrived, and an unpaused response
+        // drops what comes before its handler: the answer would lose its front.
+        response.pause();
         response.end().onComplete(end -> {
             dog.stop();
             wholeSettled = true;

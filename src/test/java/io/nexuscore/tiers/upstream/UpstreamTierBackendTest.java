@@ -178,6 +178,32 @@ class UpstreamTierBackendTest {
         }
     }
 
+    /**
+     * A body read after its bytes arrived is still whole: a caller off the event loop (here the test
+     * thread) may come to {@code readBody} only once the answer has ended, and nothing may be lost
+     * in between (CI once saw an answer's first 200 KB dropped that way, under load).
+     */
+    @Test
+    void aBodyReadAfterItArrivedIsWhole(Vertx vertx) throws Exception {
+        String answer = "{\"choices\":[{\"message\":{\"content\":\"" + "y".repeat(300_000) + "\"}}]}";
+        java.util.concurrent.CountDownLatch sent = new java.util.concurrent.CountDownLatch(1);
+        HttpServer server = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(body ->
+                req.response().putHeader("Content-Type", "application/json").end(answer).onComplete(ar -> sent.countDown())));
+        server.listen(0, "127.0.0.1").await();
+        UpstreamTierBackend backend = backend(vertx, "http://127.0.0.1:" + server.actualPort() + "/v1", 30_000);
+        try {
+            UpstreamExchange exchange = new UpstreamExchange(backend, Buffer.buffer("{}"), false);
+            exchange.start().await(10, TimeUnit.SECONDS);
+            assertTrue(sent.await(10, TimeUnit.SECONDS), "the upstream sent its answer");
+            Thread.sleep(300); // let the answer's bytes reach the client before anyone reads them
+            assertEquals(answer, exchange.readBody().await(10, TimeUnit.SECONDS).toString());
+            assertEquals(0, backend.heldAnswers.held(), "the read gave its bytes back");
+        } finally {
+            backend.close();
+            server.close().await();
+        }
+    }
+
     /** A non-streamed answer past the bound is a 502 kind of failure, not a heap filled by the upstream. */
     @Test
     void anEndlessAnswerIsAnUpstreamFailureAtTheBound(Vertx vertx, VertxTestContext ctx) {
