@@ -98,7 +98,7 @@ final class RequestAdmission {
             // Only now that the declared size is acceptable: a client told 413 never sends the body.
             request.response().writeContinue();
         }
-        bodies.read(request, endpoint, tenant, start, declared);
+        bodies.read(request, endpoint, tenant, start);
     }
 
     /**

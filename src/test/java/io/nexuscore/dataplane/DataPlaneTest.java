@@ -433,6 +433,50 @@ class DataPlaneTest {
     }
 
     /**
+     * A body that arrives in pieces (here seven writes, cut inside multi-byte characters and inside
+     * the model's value) is read whole and reaches the upstream as the client wrote it, only the model
+     * the tier's: the reader joins the pieces, the upstream request is spliced from them.
+     */
+    @Test
+    void aBodyInPiecesReachesTheUpstreamWhole() throws Exception {
+        String marker = "pieces-" + System.nanoTime();
+        JsonObject body = new JsonObject().put("model", "client-model").put("user", marker)
+                .put("messages", new JsonArray()
+                        .add(new JsonObject().put("role", "system").put("content", "Réponds brièvement. 回答要简短。"))
+                        .add(new JsonObject().put("role", "user").put("content", "Grüße aus Zürich 🙂 ".repeat(40))));
+        byte[] bytes = body.encode().getBytes(StandardCharsets.UTF_8);
+        // Expect: 100-continue: the router starts reading the body as it sends the 100, so each piece
+        // written after it comes to the reader on its own (before it, they may pile up into one read).
+        byte[] head = ascii("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                + "Expect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: " + bytes.length + "\r\n\r\n");
+        String text = new String(bytes, StandardCharsets.ISO_8859_1); // one char a byte: indexOf finds byte offsets
+        int e = text.indexOf(new String("é".getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+        int hui = text.indexOf(new String("回".getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+        int smile = text.indexOf(new String("🙂".getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1));
+        // inside "client-model", inside "é", between the second and third byte of "回", inside "🙂" twice
+        int[] cuts = {0, 12, e + 1, hui + 2, smile + 1, smile + 3, bytes.length - 5, bytes.length};
+        int before = upstream.bodies().size();
+        try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(5_000);
+            socket.setTcpNoDelay(true);
+            socket.getOutputStream().write(head);
+            byte[] interim = socket.getInputStream().readNBytes(25);
+            assertEquals("HTTP/1.1 100 Continue\r\n\r\n", new String(interim, StandardCharsets.ISO_8859_1));
+            for (int i = 0; i + 1 < cuts.length; i++) {
+                socket.getOutputStream().write(bytes, cuts[i], cuts[i + 1] - cuts[i]);
+                socket.getOutputStream().flush();
+                Thread.sleep(20); // separate reads on the router's side
+            }
+            String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(response.startsWith("HTTP/1.1 200"), response);
+        }
+        JsonObject received = upstream.bodies().stream().skip(before)
+                .filter(json -> marker.equals(json.getString("user"))).findFirst().orElseThrow();
+        assertEquals("upstream-", received.getString("model").substring(0, 9));
+        assertEquals(body.copy().put("model", received.getString("model")), received);
+    }
+
+    /**
      * Waits (up to 5 s) until {@code tier}'s 200s reach {@code expected}, then asserts it: a request
      * is counted once its response's write completed, which can be just after the client read it, so
      * a test that returns at once could have its count land in the next test's window.
