@@ -7,6 +7,8 @@
 #        bench/kernel-bench.sh REPEAT 0 ab A.o B.o [ROUNDS]
 #   (ab: the test_run table's XDP rows for two classifier objects, swapped round after round in one
 #   data path; the lowest of ROUNDS rounds per row and object)
+#        bench/kernel-bench.sh 0 0 frames DIR
+#   (frames: the table's packets written to DIR, one file each, for bpftool prog run ... data_in FILE)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/mount-bpffs.sh

@@ -49,8 +49,12 @@ public final class KernelBench {
     public static void main(String[] args) throws Exception {
         int repeat = args.length > 0 ? Integer.parseInt(args[0]) : REPEAT;
         String only = args.length > 2 ? args[2] : "all"; // table | traffic: quick runs while tuning the programs
-        if (!List.of("all", "table", "traffic", "ab").contains(only)) {
-            throw new IllegalArgumentException("third argument: all, table, traffic or ab, not " + only);
+        if (!List.of("all", "table", "traffic", "ab", "frames").contains(only)) {
+            throw new IllegalArgumentException("third argument: all, table, traffic, ab or frames, not " + only);
+        }
+        if (only.equals("frames")) {
+            writeFrames(Path.of(args[3]));
+            return;
         }
         if (only.equals("ab")) {
             abTable(Path.of(args[3]), Path.of(args[4]), args.length > 5 ? Integer.parseInt(args[5]) : 4, repeat);
@@ -121,6 +125,21 @@ public final class KernelBench {
         System.out.printf("%-46s %8s %8s%n", "packet", "A", "B");
         best.forEach((k, v) -> System.out.printf("%-46s %8d %8d%n", k, v[0], v[1]));
         System.out.println("A: " + a + ", B: " + b);
+    }
+
+    /**
+     * The test_run table's frames as files (NN-row-label.bin), for {@code bpftool prog run id ID
+     * data_in FILE repeat N} under perf: where a hot packet's time goes by source line
+     * (docs/kernel-segments.md, "Sixth pass").
+     */
+    private static void writeFrames(Path dir) throws java.io.IOException {
+        java.nio.file.Files.createDirectories(dir);
+        int n = 0;
+        for (Map.Entry<String, String> head : testRunHeads().entrySet()) {
+            String name = String.format("%02d-%s.bin", n++, head.getKey().replaceAll("[^A-Za-z0-9]+", "-").replaceAll("-$", ""));
+            java.nio.file.Files.write(dir.resolve(name), Packets.tcp(PORT, head.getValue()));
+            System.out.println(dir.resolve(name));
+        }
     }
 
     /** The test_run table's packets (payloads of one segment each, by row label). */
