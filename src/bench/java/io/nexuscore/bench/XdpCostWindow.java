@@ -37,9 +37,19 @@ final class XdpCostWindow {
     private XdpCostWindow() {
     }
 
+    /**
+     * How long a reading waits first: the histogram /metrics renders is the one the router read at its
+     * last metrics refresh (metrics.refreshMs, 1,000 ms by default), so a reading taken at once could
+     * miss the last second before it: the warm-up's packets in the "before" reading's window, the
+     * run's last second out of the "after" one. Waiting one refresh and a margin puts both edges
+     * where the run's are; a router with a longer refreshMs needs -Dnexus.bench.metricsSettleMs.
+     */
+    private static final long SETTLE_MS = Long.getLong("nexus.bench.metricsSettleMs", 1_300);
+
     /** Reads the control plane's /metrics and the attached program's bpf_stats; empty when the router exports no XDP histogram. */
     static Optional<Reading> read(HttpClient http, URI control, String device) {
         try {
+            Thread.sleep(SETTLE_MS);
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(control.resolve("/metrics"))
                     .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() != 200) {
