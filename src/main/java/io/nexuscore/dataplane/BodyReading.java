@@ -8,8 +8,6 @@ import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerRequest;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The second step: an admitted request's body, read within its limits (size, the bytes all bodies
@@ -42,23 +40,15 @@ final class BodyReading {
      * Collects a body up to the limit; past it, answers 413 and stops reading. What it holds grows
      * with the bytes that actually arrived, never with what Content-Length announced (a client announcing
      * 1 MB and sending nothing holds a few bytes, not a megabyte). A body not complete within
-     * {@code bodyTimeoutMs} gets 408 and the connection is closed.
-     *
-     * <p>The chunks are kept as they came (each is the reader's own heap copy: Vert.x copies what it
-     * reads off the socket before handing it on) and joined once, at the end, into a buffer of the
-     * body's exact size; a body in one chunk, as most are, is not copied at all. Appending each chunk
-     * to a growing buffer copied a 64 KB body about twice over and allocated every size on the way
-     * (10 µs of a 64 KB request's CPU, docs/scale.md).
+     * {@code bodyTimeoutMs} gets 408 and the connection is closed. The chunks are joined once, at
+     * the end ({@link BodyChunks}).
      */
     private final class BodyReader implements Handler<Buffer> {
         private final HttpServerRequest request;
         private final Endpoint endpoint;
         private final String tenant;
         private final long start;
-        /** The body's first chunk, and the rest (null until a second arrives); {@link #body} joins them. */
-        private Buffer first;
-        private List<Buffer> rest;
-        private long received;
+        private final BodyChunks body = new BodyChunks();
         private final Vertx vertx;
         private long timer = -1;
         private boolean stopped;
@@ -89,7 +79,7 @@ final class BodyReading {
                 vertx.cancelTimer(timer);
                 if (!stopped) {
                     stopped = true;
-                    dispatch.onBody(request, endpoint, tenant, body(), start);
+                    dispatch.onBody(request, endpoint, tenant, body.whole(), start);
                 }
             });
             request.exceptionHandler(e -> {
@@ -131,7 +121,7 @@ final class BodyReading {
             }
             stopped = true;
             refusals.refuse(request, endpoint, start, ProblemType.REQUEST_TIMEOUT.problem("the request body did not "
-                    + "arrive within " + bodyTimeoutMs + " ms (" + received + " bytes received)"), true);
+                    + "arrive within " + bodyTimeoutMs + " ms (" + body.length() + " bytes received)"), true);
         }
 
         @Override
@@ -139,7 +129,7 @@ final class BodyReading {
             if (stopped) {
                 return;
             }
-            if (received + chunk.length() > maxBodyBytes) {
+            if (body.length() + chunk.length() > maxBodyBytes) {
                 stopped = true;
                 vertx.cancelTimer(timer);
                 releaseHeld();
@@ -157,30 +147,7 @@ final class BodyReading {
                 return;
             }
             reserved += chunk.length();
-            received += chunk.length();
-            if (first == null) {
-                first = chunk;
-            } else {
-                if (rest == null) {
-                    rest = new ArrayList<>();
-                }
-                rest.add(chunk);
-            }
-        }
-
-        /** The whole body: its one chunk as it came, or every chunk copied once into a buffer of its size. */
-        private Buffer body() {
-            if (first == null) {
-                return Buffer.buffer(0);
-            }
-            if (rest == null) {
-                return first;
-            }
-            Buffer whole = Buffer.buffer((int) received).appendBuffer(first);
-            for (Buffer chunk : rest) {
-                whole.appendBuffer(chunk);
-            }
-            return whole;
+            body.add(chunk);
         }
 
         private void releaseHeld() {
